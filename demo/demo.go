@@ -1,0 +1,153 @@
+// Package demo shows feeddigest working, offline: it serves sample feeds
+// on 127.0.0.1, writes a configuration for users in three time zones, and
+// runs the real pipeline hour by hour over two simulated days.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/pipeline"
+)
+
+// Simulated clock: hourly runs from Start for Hours hours. The second
+// snapshot of the feeds goes up at SecondDay.
+var (
+	Start     = time.Date(2026, 11, 20, 12, 5, 0, 0, time.UTC)
+	Hours     = 53
+	SecondDay = time.Date(2026, 11, 21, 17, 0, 0, 0, time.UTC)
+)
+
+const marker = ".feeddigest-demo"
+
+// Run runs the demo into the folder out and tells w where to look.
+func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	if err := prepare(out); err != nil {
+		return err
+	}
+	server := newFeedServer(feeds)
+	ts := httptest.NewServer(server)
+	defer ts.Close()
+	cfgPath := filepath.Join(out, "config.toml")
+	if err := os.WriteFile(cfgPath, []byte(configText(ts.URL)), 0o644); err != nil {
+		return err
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return fmt.Errorf("demo config: %w", err)
+	}
+	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo\n", ts.URL)
+	fmt.Fprintf(w, "simulating hourly runs from %s to %s\n\n", Start.Format(time.RFC3339), Start.Add(time.Duration(Hours-1)*time.Hour).Format(time.RFC3339))
+	var total pipeline.Summary
+	for h := range Hours {
+		now := Start.Add(time.Duration(h) * time.Hour)
+		if !now.Before(SecondDay) {
+			server.setSnapshot("day2")
+		}
+		sum, err := pipeline.Run(ctx, cfg, pipeline.Options{Now: now})
+		if err != nil {
+			return fmt.Errorf("run at %s: %w", now.Format(time.RFC3339), err)
+		}
+		if sum.FeedsPolled > 0 || sum.DigestsBuilt > 0 {
+			fmt.Fprintf(w, "%s  polled %d feeds (%d requests, %d new entries, %d failed), built %d digests\n",
+				now.Format("Mon 02 Jan 15:04Z"), sum.FeedsPolled, sum.Requests, sum.NewEntries, sum.Failed, sum.DigestsBuilt)
+		}
+		add(&total, sum)
+	}
+	return report(w, cfg, out, total)
+}
+
+func add(total *pipeline.Summary, s pipeline.Summary) {
+	total.FeedsPolled += s.FeedsPolled
+	total.Requests += s.Requests
+	total.NewEntries += s.NewEntries
+	total.DigestsBuilt += s.DigestsBuilt
+	total.Unchanged += s.Unchanged
+}
+
+// prepare makes out ready, clearing only a folder an earlier demo made.
+func prepare(out string) error {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case len(entries) > 0:
+		if _, err := os.Stat(filepath.Join(out, marker)); err != nil {
+			return fmt.Errorf("%s is not empty and was not made by the demo; choose another folder with -out", out)
+		}
+		if err := os.RemoveAll(out); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, marker), []byte("made by feeddigest demo; safe to delete\n"), 0o644)
+}
+
+func configText(base string) string {
+	return strings.NewReplacer("BASE", base).Replace(`# Written by feeddigest demo: the sample feeds are served on BASE.
+state = "state.db"
+site_dir = "site"
+intro = "Good morning. Here is what the feeds you follow published since yesterday."
+
+[fetch]
+allow_private_networks = true   # the demo's feeds are on 127.0.0.1
+contact = "https://example.org/feeddigest-demo"
+
+[email]
+from = "Digest <digest@example.org>"
+outbox = "outbox"
+
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+email = "ada@example.org"
+feeds = ["BASE/calm-blog.xml", "BASE/notes.atom", "BASE/links.json", "BASE/old-blog.xml"]
+
+[[users]]
+name = "grace"
+timezone = "America/New_York"
+email = "grace@example.org"
+digest_hour = 6
+feeds = ["BASE/calm-blog.xml", "BASE/links.json", "BASE/broken.xml"]
+
+[[users]]
+name = "kenji"
+timezone = "Asia/Tokyo"
+email = "kenji@example.org"
+feeds = ["BASE/calm-blog.xml", "BASE/notes.atom"]
+`)
+}
+
+func report(w io.Writer, cfg *config.Config, out string, total pipeline.Summary) error {
+	fmt.Fprintf(w, "\nIn all: %d polls, %d requests (%d answered 'not modified'), %d entries stored, %d digests built.\n\n",
+		total.FeedsPolled, total.Requests, total.Unchanged, total.NewEntries, total.DigestsBuilt)
+	fmt.Fprintln(w, "Look at:")
+	for _, u := range cfg.Users {
+		pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, u.Name, "*-*-*.html"))
+		sort.Strings(pages)
+		fmt.Fprintf(w, "  %-6s %s  (%d daily pages, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), len(pages))
+	}
+	fmt.Fprintf(w, "  status %s\n", filepath.Join(cfg.SiteDir, "status.html"))
+	mails, _ := filepath.Glob(filepath.Join(cfg.Email.Outbox, "*.eml"))
+	fmt.Fprintf(w, "  email  %s  (%d messages)\n", cfg.Email.Outbox, len(mails))
+	fmt.Fprintf(w, "\nThe config is %s; `feeddigest status -config %s` shows the feeds' health.\n",
+		filepath.Join(out, "config.toml"), filepath.Join(out, "config.toml"))
+	return nil
+}

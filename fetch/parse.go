@@ -1,0 +1,281 @@
+package fetch
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"mime"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+	"github.com/mmcdole/gofeed/atom"
+	ext "github.com/mmcdole/gofeed/extensions"
+	jsonfeed "github.com/mmcdole/gofeed/json"
+	"github.com/mmcdole/gofeed/rss"
+)
+
+// Feed is a parsed feed, reduced to what feeddigest keeps.
+type Feed struct {
+	Format    string // "rss", "atom", "json"
+	Title     string
+	SiteURL   string
+	TTL       time.Duration // RSS ttl or sy:updatePeriod/updateFrequency, 0 when none
+	TTLSource string
+	Entries   []Entry
+}
+
+// Entry is one parsed entry with its identity key.
+type Entry struct {
+	Key       string // "id:<guid>", else "link:<url>", else "hash:<sha256 of title and content>"
+	Title     string
+	Link      string // absolute
+	Content   string // raw HTML, unsanitised
+	Summary   string
+	Author    string
+	Published time.Time // zero when absent or unparseable
+}
+
+// ErrNotFeed means a body is none of RSS, Atom or JSON Feed.
+var ErrNotFeed = errors.New("not a feed")
+
+type format struct {
+	name  string
+	parse func([]byte) (*gofeed.Feed, time.Duration, string, error)
+}
+
+var formats = map[gofeed.FeedType]format{
+	gofeed.FeedTypeRSS:  {"rss", parseRSS},
+	gofeed.FeedTypeAtom: {"atom", parseAtom},
+	gofeed.FeedTypeJSON: {"json", parseJSON},
+}
+
+// Parse reads a feed body. The format is sniffed from the body; when that
+// parser fails, the one the Content-Type names and then the rest are
+// tried, because servers label Atom as RSS, JSON Feed as text/plain, and
+// so on. base resolves relative links.
+func Parse(body []byte, contentType, base string) (*Feed, error) {
+	var errs []error
+	for _, ft := range parseOrder(body, contentType) {
+		f := formats[ft]
+		parsed, ttl, ttlSource, err := f.parse(body)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
+			continue
+		}
+		feed := convert(parsed, base)
+		feed.Format, feed.TTL, feed.TTLSource = f.name, ttl, ttlSource
+		return feed, nil
+	}
+	if looksLikeHTML(body, contentType) {
+		return nil, fmt.Errorf("%w: an HTML page, not a feed", ErrNotFeed)
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("%w: unrecognised content (%s)", ErrNotFeed, describeType(contentType))
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNotFeed, errors.Join(errs...))
+}
+
+func parseOrder(body []byte, contentType string) []gofeed.FeedType {
+	order := []gofeed.FeedType{}
+	add := func(ft gofeed.FeedType) {
+		if _, ok := formats[ft]; !ok {
+			return
+		}
+		for _, have := range order {
+			if have == ft {
+				return
+			}
+		}
+		order = append(order, ft)
+	}
+	add(gofeed.DetectFeedType(bytes.NewReader(body)))
+	add(typeFromContentType(contentType))
+	if len(order) == 0 {
+		// Nothing recognisable at all: an HTML page or garbage. Trying the
+		// XML parsers on it only produces noise.
+		return nil
+	}
+	add(gofeed.FeedTypeAtom)
+	add(gofeed.FeedTypeRSS)
+	add(gofeed.FeedTypeJSON)
+	return order
+}
+
+func typeFromContentType(ct string) gofeed.FeedType {
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case strings.Contains(mt, "atom"):
+		return gofeed.FeedTypeAtom
+	case strings.Contains(mt, "rss"), strings.Contains(mt, "rdf"):
+		return gofeed.FeedTypeRSS
+	case strings.Contains(mt, "json"):
+		return gofeed.FeedTypeJSON
+	}
+	return gofeed.FeedTypeUnknown
+}
+
+func describeType(ct string) string {
+	if ct == "" {
+		return "no Content-Type"
+	}
+	return "Content-Type " + ct
+}
+
+func looksLikeHTML(body []byte, contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt == "text/html" || mt == "application/xhtml+xml" {
+		return true
+	}
+	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
+}
+
+func parseRSS(body []byte) (*gofeed.Feed, time.Duration, string, error) {
+	raw, err := (&rss.Parser{}).Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	feed, err := (&gofeed.DefaultRSSTranslator{}).Translate(raw)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if minutes, err := strconv.Atoi(strings.TrimSpace(raw.TTL)); err == nil && minutes > 0 {
+		ttl, src := time.Duration(minutes)*time.Minute, "RSS ttl"
+		if sy, ok := syndicationPeriod(raw.Extensions); ok && sy > ttl {
+			return feed, sy, "sy:updatePeriod", nil
+		}
+		return feed, ttl, src, nil
+	}
+	sy, ok := syndicationPeriod(raw.Extensions)
+	if ok {
+		return feed, sy, "sy:updatePeriod", nil
+	}
+	return feed, 0, "", nil
+}
+
+func parseAtom(body []byte) (*gofeed.Feed, time.Duration, string, error) {
+	raw, err := (&atom.Parser{}).Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	feed, err := (&gofeed.DefaultAtomTranslator{}).Translate(raw)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if sy, ok := syndicationPeriod(raw.Extensions); ok {
+		return feed, sy, "sy:updatePeriod", nil
+	}
+	return feed, 0, "", nil
+}
+
+func parseJSON(body []byte) (*gofeed.Feed, time.Duration, string, error) {
+	raw, err := (&jsonfeed.Parser{}).Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	feed, err := (&gofeed.DefaultJSONTranslator{}).Translate(raw)
+	return feed, 0, "", err
+}
+
+// syndicationPeriod reads the RSS 1.0 Syndication module: updatePeriod
+// (hourly, daily, weekly, monthly, yearly) divided by updateFrequency.
+func syndicationPeriod(exts ext.Extensions) (time.Duration, bool) {
+	for _, elems := range exts {
+		periods, ok := elems["updatePeriod"]
+		if !ok || len(periods) == 0 {
+			continue
+		}
+		unit, ok := map[string]time.Duration{
+			"hourly": time.Hour, "daily": 24 * time.Hour, "weekly": 7 * 24 * time.Hour,
+			"monthly": 30 * 24 * time.Hour, "yearly": 365 * 24 * time.Hour,
+		}[strings.ToLower(strings.TrimSpace(periods[0].Value))]
+		if !ok {
+			continue
+		}
+		freq := 1
+		if fs := elems["updateFrequency"]; len(fs) > 0 {
+			if n, err := strconv.Atoi(strings.TrimSpace(fs[0].Value)); err == nil && n > 0 {
+				freq = n
+			}
+		}
+		return unit / time.Duration(freq), true
+	}
+	return 0, false
+}
+
+func convert(f *gofeed.Feed, base string) *Feed {
+	baseURL, _ := url.Parse(base)
+	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link)}
+	siteBase := baseURL
+	if u, err := url.Parse(out.SiteURL); err == nil && out.SiteURL != "" {
+		siteBase = u
+	}
+	for _, it := range f.Items {
+		if it == nil {
+			continue
+		}
+		e := Entry{
+			Title:   strings.TrimSpace(it.Title),
+			Link:    resolve(siteBase, entryLink(it)),
+			Content: it.Content,
+			Summary: it.Description,
+		}
+		if e.Content == "" {
+			e.Content, e.Summary = it.Description, ""
+		}
+		if len(it.Authors) > 0 && it.Authors[0] != nil {
+			e.Author = strings.TrimSpace(it.Authors[0].Name)
+		}
+		switch {
+		case it.PublishedParsed != nil:
+			e.Published = it.PublishedParsed.UTC()
+		case it.UpdatedParsed != nil:
+			e.Published = it.UpdatedParsed.UTC()
+		}
+		e.Key = EntryKey(strings.TrimSpace(it.GUID), e.Link, e.Title, e.Content)
+		out.Entries = append(out.Entries, e)
+	}
+	return out
+}
+
+func entryLink(it *gofeed.Item) string {
+	if it.Link != "" {
+		return strings.TrimSpace(it.Link)
+	}
+	for _, l := range it.Links {
+		if l != "" {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}
+
+// EntryKey is an entry's identity: its id/guid, else its link, else a
+// hash of its title and content.
+func EntryKey(guid, link, title, content string) string {
+	switch {
+	case guid != "":
+		return "id:" + guid
+	case link != "":
+		return "link:" + link
+	}
+	sum := sha256.Sum256([]byte(title + "\x00" + content))
+	return "hash:" + hex.EncodeToString(sum[:16])
+}
+
+func resolve(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" || base == nil {
+		return ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return base.ResolveReference(u).String()
+}

@@ -1,0 +1,220 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"feeddigest/config"
+	"feeddigest/render"
+	"feeddigest/store"
+)
+
+// buildDigests records the digest of every due user, each in one
+// transaction. Pages and mail come after, from the recorded digests, so a
+// crash between the two is finished by the next run.
+func (p *pass) buildDigests(ctx context.Context) error {
+	for _, d := range p.due {
+		u, _ := p.cfg.User(d.Name)
+		wantSend := u.Email != "" && p.cfg.Email.SMTP != ""
+		built, err := p.st.BuildDigest(ctx, d.Name, d.Date, p.opts.Now, wantSend)
+		if err != nil {
+			return err
+		}
+		p.sum.DigestsBuilt++
+		p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
+		p.opts.Progress(Event{Kind: "digest", Detail: d.Name + " " + d.Date})
+	}
+	return nil
+}
+
+// render writes the pages (and outbox files) of every digest not written
+// yet, the index and Atom feed of their users, and the status page.
+func (p *pass) render(ctx context.Context) error {
+	pending, err := p.st.Unrendered(ctx)
+	if err != nil {
+		return err
+	}
+	feeds, err := p.feedNames(ctx)
+	if err != nil {
+		return err
+	}
+	touched := map[string]bool{}
+	for _, d := range pending {
+		u, ok := p.cfg.User(d.User)
+		if !ok {
+			continue // user removed from the config: nowhere to show it
+		}
+		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		if err != nil {
+			return err
+		}
+		if err := p.writeDigest(rd); err != nil {
+			return err
+		}
+		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
+			return err
+		}
+		touched[d.User] = true
+	}
+	for _, u := range p.cfg.Users {
+		if touched[u.Name] || !exists(filepath.Join(p.cfg.SiteDir, u.Name, "index.html")) {
+			if err := p.writeUserIndex(ctx, u, feeds); err != nil {
+				return err
+			}
+		}
+	}
+	return p.writeStatus(ctx)
+}
+
+func (p *pass) writeDigest(d render.Digest) error {
+	page, err := render.DigestPage(d)
+	if err != nil {
+		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
+	}
+	if err := writeFile(filepath.Join(p.cfg.SiteDir, d.User, d.Date+".html"), page); err != nil {
+		return err
+	}
+	p.sum.PagesWritten++
+	if p.cfg.Email.Outbox == "" || d.Email == "" {
+		return nil // no outbox, or nobody to write to
+	}
+	msg, err := render.EmailMessage(d, p.cfg.Email.From, p.cfg.SiteURL)
+	if err != nil {
+		return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+	}
+	if err := os.MkdirAll(p.cfg.Email.Outbox, 0o755); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	return render.WriteEML(msg, filepath.Join(p.cfg.Email.Outbox, render.EMLName(d.User, d.Date)))
+}
+
+func (p *pass) writeUserIndex(ctx context.Context, u config.User, feeds map[string]feedInfo) error {
+	all, err := p.st.Digests(ctx, u.Name)
+	if err != nil {
+		return err
+	}
+	var archive []render.DigestRef
+	var recent []render.Digest
+	for i, d := range all {
+		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt})
+		if i < atomDigests {
+			rd, err := p.renderDigest(ctx, d, u, feeds)
+			if err != nil {
+				return err
+			}
+			recent = append(recent, rd)
+		}
+	}
+	var newest *render.Digest
+	if len(recent) > 0 {
+		newest = &recent[0]
+	}
+	index, err := render.IndexPage(u.Name, newest, archive)
+	if err != nil {
+		return fmt.Errorf("render index of %s: %w", u.Name, err)
+	}
+	if err := writeFile(filepath.Join(p.cfg.SiteDir, u.Name, "index.html"), index); err != nil {
+		return err
+	}
+	atom, err := render.AtomFeed(u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	if err != nil {
+		return fmt.Errorf("render feed of %s: %w", u.Name, err)
+	}
+	return writeFile(filepath.Join(p.cfg.SiteDir, u.Name, "feed.xml"), atom)
+}
+
+// atomDigests is how many recent digests a user's Atom feed carries.
+const atomDigests = 20
+
+type feedInfo struct {
+	name, site string
+}
+
+func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+	feeds, err := p.st.Feeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]feedInfo, len(feeds))
+	for _, f := range feeds {
+		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL}
+	}
+	return out, nil
+}
+
+func feedName(f store.Feed) string {
+	if f.Title != "" {
+		return f.Title
+	}
+	if u, err := url.Parse(f.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return f.URL
+}
+
+// renderDigest turns a stored digest into render's input.
+func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	entries, err := p.st.DigestEntries(ctx, d.User, d.Date)
+	if err != nil {
+		return render.Digest{}, err
+	}
+	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
+	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
+	if err != nil {
+		return out, err
+	}
+	out.IntroHTML = intro
+	for _, e := range entries {
+		if n := len(out.Groups); n == 0 || out.Groups[n-1].FeedURL != e.FeedURL {
+			info := feeds[e.FeedURL]
+			out.Groups = append(out.Groups, render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site})
+		}
+		g := &out.Groups[len(out.Groups)-1]
+		g.Entries = append(g.Entries, render.Entry{Title: e.Title, Link: e.Link, Content: e.Content,
+			Summary: e.Summary, Author: e.Author, Published: e.Published, FirstSeen: e.FirstSeen})
+	}
+	for _, n := range d.Notices {
+		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: feeds[n.FeedURL].name,
+			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
+	}
+	return out, nil
+}
+
+// writeFile replaces a file atomically: a reader sees the old page or the
+// new one, never half of one.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,253 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"feeddigest/fetch"
+	"feeddigest/schedule"
+	"feeddigest/store"
+)
+
+// poll polls the feeds this pass owes a poll, concurrently, and stores
+// each result as it arrives (one transaction per feed).
+func (p *pass) poll(ctx context.Context) error {
+	feeds, err := p.st.Feeds(ctx)
+	if err != nil {
+		return err
+	}
+	byURL := make(map[string]store.Feed, len(feeds))
+	states := make(map[string]schedule.FeedState, len(feeds))
+	for _, f := range feeds {
+		byURL[f.URL] = f
+		if f.Polls == 0 && f.ErrorCount == 0 && f.LastPoll.IsZero() {
+			continue // never polled: no state to respect yet
+		}
+		states[f.URL] = feedState(f)
+	}
+	polls := schedule.FeedsToPoll(p.due, states, p.opts.Now)
+	schedule.Shuffle(polls, p.opts.Rand)
+	p.opts.Progress(Event{Kind: "due", Total: len(polls)})
+	if len(polls) == 0 {
+		return nil
+	}
+	if err := p.startDelay(ctx); err != nil {
+		return err
+	}
+	client := newClient(p.cfg)
+	defer client.Close()
+	results := make(chan polled)
+	go p.fetchAll(ctx, client, polls, byURL, results)
+	done, failed := 0, 0
+	var saveErr error
+	for r := range results {
+		ok, err := p.save(ctx, r)
+		if err != nil {
+			saveErr = errors.Join(saveErr, err)
+		}
+		done++
+		if !ok {
+			failed++
+		}
+		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: r.feed.URL})
+	}
+	return saveErr
+}
+
+type polled struct {
+	feed store.Feed
+	why  schedule.Why
+	res  fetch.Result
+}
+
+func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]store.Feed, out chan<- polled) {
+	defer close(out)
+	work := make(chan schedule.Poll)
+	var wg sync.WaitGroup
+	for range max(1, min(p.cfg.Fetch.Concurrency, len(polls))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range work {
+				f := byURL[job.URL]
+				res := client.Poll(ctx, pollRequest(f), p.opts.Now)
+				out <- polled{feed: f, why: job.Why, res: res}
+			}
+		}()
+	}
+	for _, job := range polls {
+		select {
+		case work <- job:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+func (p *pass) startDelay(ctx context.Context) error {
+	lo, hi := p.cfg.Fetch.StartDelayMin, p.cfg.Fetch.StartDelayMax
+	if hi <= 0 {
+		return nil
+	}
+	d := lo
+	if hi > lo {
+		d += time.Duration(p.opts.Rand.Int64N(int64(hi - lo)))
+	}
+	p.opts.Log.Info("start delay", "wait", d)
+	return p.opts.Sleep(ctx, d)
+}
+
+func pollRequest(f store.Feed) fetch.Request {
+	return fetch.Request{
+		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
+		TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
+	}
+}
+
+func feedState(f store.Feed) schedule.FeedState {
+	return schedule.FeedState{
+		URL: f.URL, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
+		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
+	}
+}
+
+// save stores one poll's result; ok says whether the poll succeeded.
+func (p *pass) save(ctx context.Context, r polled) (bool, error) {
+	res, now := r.res, p.opts.Now
+	p.sum.FeedsPolled++
+	p.sum.Requests += res.Requests
+	p.sum.Bytes += res.Bytes
+	var entries []store.Entry
+	if res.Feed != nil {
+		entries = toStoreEntries(res.Feed.Entries)
+	}
+	firstPoll := r.feed.Polls == 0
+	stats, err := p.st.SavePoll(ctx, r.feed.ID, entries, now, func(st store.SaveStats) store.Feed {
+		return p.nextRecord(r.feed, res, st, firstPoll)
+	})
+	if err != nil {
+		return false, err
+	}
+	p.sum.NewEntries += stats.New
+	log := p.opts.Log.With("feed", r.feed.URL, "why", string(r.why), "status", res.Status, "requests", res.Requests)
+	switch res.Outcome {
+	case fetch.OutcomeFresh:
+		p.sum.Fresh++
+		log.Info("polled", "entries", len(entries), "new", stats.New)
+	case fetch.OutcomeUnchanged:
+		p.sum.Unchanged++
+		log.Info("unchanged")
+	case fetch.OutcomeGone:
+		p.sum.Failed++
+		log.Warn("feed gone (410): no longer polled")
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: gone (410)", r.feed.URL))
+		return false, nil
+	default:
+		p.sum.Failed++
+		log.Warn("poll failed", "error", res.Err)
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", r.feed.URL, res.Err))
+		return false, nil
+	}
+	return true, nil
+}
+
+func toStoreEntries(in []fetch.Entry) []store.Entry {
+	out := make([]store.Entry, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, e := range in {
+		if seen[e.Key] {
+			continue // a feed listing one entry twice
+		}
+		seen[e.Key] = true
+		out = append(out, store.Entry{Key: e.Key, Title: e.Title, Link: e.Link, Content: e.Content,
+			Summary: e.Summary, Author: e.Author, Published: e.Published})
+	}
+	return out
+}
+
+// nextRecord is the feed record after a poll: what was learned, the
+// validators, and the schedule's verdict on the next poll.
+func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) store.Feed {
+	now := p.opts.Now
+	prev := scheduleState(f)
+	f.LastStatus = res.Status
+	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, f.IgnoresConditional || res.IgnoresConditional
+	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
+		Hint: res.Hint, HintSource: res.HintSource, FirstPoll: firstPoll}
+	if res.Err == nil {
+		f.LastError, f.LastSuccess = "", now
+		f.ETag, f.LastModified = res.ETag, res.LastModified
+		f.Polls++
+	} else {
+		f.LastError = res.Err.Error()
+	}
+	if feed := res.Feed; feed != nil {
+		outcome.Entries, outcome.New = saved.New+saved.Known, saved.New
+		if feed.Title != "" {
+			f.Title = feed.Title
+		}
+		if feed.SiteURL != "" {
+			f.SiteURL = feed.SiteURL
+		}
+		f.TTL = feed.TTL
+		if !res.Partial {
+			f.BodyHash = res.BodyHash
+		}
+		p.notePermanentRedirect(&f, res)
+	}
+	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
+	applyState(&f, next)
+	return f
+}
+
+func (p *pass) notePermanentRedirect(f *store.Feed, res fetch.Result) {
+	if res.PermanentURL == "" || res.PermanentURL == f.PollURL() {
+		return
+	}
+	if res.OriginChanged {
+		if f.PendingURL != res.PermanentURL {
+			f.PendingURL, f.OriginFlagAt = res.PermanentURL, p.opts.Now
+		}
+		return
+	}
+	f.MovedFrom, f.EffectiveURL, f.MovedAt = f.PollURL(), res.PermanentURL, p.opts.Now
+}
+
+func classOf(res fetch.Result) schedule.Class {
+	switch res.Outcome {
+	case fetch.OutcomeFresh:
+		return schedule.Fresh
+	case fetch.OutcomeUnchanged:
+		return schedule.Unchanged
+	case fetch.OutcomeGone:
+		return schedule.Gone
+	case fetch.OutcomeNetError:
+		return schedule.Transient
+	case fetch.OutcomeBroken:
+		return schedule.Broken
+	}
+	switch s := res.Status; {
+	case s == 404:
+		return schedule.NotFound
+	case s == 429 || (s == 503 && !res.RetryAfter.IsZero()):
+		return schedule.RateLimited
+	case s >= 500:
+		return schedule.ServerError
+	}
+	return schedule.Broken
+}
+
+func scheduleState(f store.Feed) schedule.State {
+	return schedule.State{LastPoll: f.LastPoll, NextPoll: f.NextPoll, Reason: f.Reason, ErrorCount: f.ErrorCount,
+		FirstError: f.FirstError, RetryPending: f.RetryPending, GoneAt: f.GoneAt, DeadAt: f.DeadAt,
+		OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll}
+}
+
+func applyState(f *store.Feed, s schedule.State) {
+	f.LastPoll, f.NextPoll, f.Reason, f.ErrorCount, f.FirstError = s.LastPoll, s.NextPoll, s.Reason, s.ErrorCount, s.FirstError
+	f.RetryPending, f.GoneAt, f.DeadAt, f.OverflowGap, f.NextExtraPoll = s.RetryPending, s.GoneAt, s.DeadAt, s.OverflowGap, s.NextExtraPoll
+}

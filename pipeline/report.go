@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+)
+
+// ProgressPrinter reports a pass's progress as plain lines, which read
+// well both on a terminal and in a CI log.
+func ProgressPrinter(w io.Writer) func(Event) {
+	return func(e Event) {
+		switch e.Kind {
+		case "due":
+			if e.Total > 0 {
+				fmt.Fprintf(w, "polling %d feeds\n", e.Total)
+			}
+		case "polled":
+			if e.Done == e.Total || e.Done%progressEvery == 0 {
+				fmt.Fprintf(w, "polled %d/%d feeds (%d failed)\n", e.Done, e.Total, e.Failed)
+			}
+		case "digest":
+			fmt.Fprintf(w, "digest built: %s\n", e.Detail)
+		case "sent":
+			fmt.Fprintf(w, "digest sent: %s\n", e.Detail)
+		}
+	}
+}
+
+const progressEvery = 50
+
+// WriteSummary prints what a pass did, on one screen.
+func WriteSummary(w io.Writer, s Summary) error {
+	_, err := fmt.Fprintf(w, `feeddigest pass at %s
+  users due      %d
+  feeds polled   %d (new content %d, unchanged %d, failed %d)
+  requests       %d, %d bytes received
+  new entries    %d
+  digests built  %d, pages written %d
+  emails sent    %d (failed %d, retried next run)
+`, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
+		s.Requests, s.Bytes, s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
+	if err != nil {
+		return err
+	}
+	for _, e := range s.FeedErrors {
+		if _, err := fmt.Fprintf(w, "  feed error: %s\n", e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+// Package pipeline wires one scheduled pass together, in one direction:
+// config -> due users -> feeds to poll -> fetch -> store -> digests ->
+// pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
+// SQL from store, HTML and MIME from render.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/fetch"
+	"feeddigest/schedule"
+	"feeddigest/store"
+)
+
+// Options are a pass's dependencies that tests replace.
+type Options struct {
+	Now          time.Time                                  // the pass's clock; every decision uses it
+	Rand         *rand.Rand                                 // order shuffle, salts, start delay; seeded from the clock when nil
+	Log          *slog.Logger                               // nil: discard
+	Policy       *schedule.Policy                           // nil: schedule.DefaultPolicy
+	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
+	Progress     func(Event)                                // optional progress reports
+	SMTPPassword string
+}
+
+// Event reports progress of a pass.
+type Event struct {
+	Kind   string // "due", "polled", "digest", "sent"
+	Total  int
+	Done   int
+	Failed int
+	Detail string
+}
+
+// Summary is what a pass did.
+type Summary struct {
+	Now          time.Time `json:"now"`
+	UsersDue     int       `json:"users_due"`
+	FeedsPolled  int       `json:"feeds_polled"`
+	Fresh        int       `json:"fresh"`
+	Unchanged    int       `json:"unchanged"`
+	Failed       int       `json:"failed"`
+	Requests     int       `json:"requests"`
+	Bytes        int64     `json:"bytes"`
+	NewEntries   int       `json:"new_entries"`
+	DigestsBuilt int       `json:"digests_built"`
+	PagesWritten int       `json:"pages_written"`
+	EmailsSent   int       `json:"emails_sent"`
+	SendFailures int       `json:"send_failures"`
+	Pruned       int64     `json:"pruned"`
+	FeedErrors   []string  `json:"feed_errors,omitempty"`
+}
+
+func (o *Options) defaults() {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	o.Now = o.Now.UTC().Truncate(time.Second)
+	if o.Rand == nil {
+		seed := uint64(o.Now.UnixNano())
+		o.Rand = rand.New(rand.NewPCG(seed, seed>>1|1))
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Policy == nil {
+		p := schedule.DefaultPolicy
+		o.Policy = &p
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	if o.Progress == nil {
+		o.Progress = func(Event) {}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run does one scheduled pass. It returns an error only when the pass
+// could not complete (state unusable, pages not writable); failed feeds
+// and failed sends are recorded, shown, and retried, not errors.
+func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error) {
+	opts.defaults()
+	if cfg.Fetch.HintCap > 0 {
+		opts.Policy.HintCap = cfg.Fetch.HintCap
+	}
+	sum := Summary{Now: opts.Now}
+	st, err := store.Open(ctx, cfg.State)
+	if err != nil {
+		return sum, err
+	}
+	defer st.Close()
+	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
+	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.render, p.send, p.prune}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// pass is the state of one Run.
+type pass struct {
+	cfg  *config.Config
+	opts Options
+	st   *store.Store
+	sum  *Summary
+	due  []schedule.Due
+}
+
+func (p *pass) sync(ctx context.Context) error {
+	subs := map[string][]string{}
+	users := make([]schedule.User, 0, len(p.cfg.Users))
+	for _, u := range p.cfg.Users {
+		subs[u.Name] = u.Feeds
+		users = append(users, schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour, Feeds: u.Feeds})
+	}
+	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
+		return fmt.Errorf("update subscriptions: %w", err)
+	}
+	var lookupErr error
+	p.due = schedule.DueUsers(users, p.opts.Now, func(user, date string) bool {
+		has, err := p.st.HasDigest(ctx, user, date)
+		lookupErr = errors.Join(lookupErr, err)
+		return has || err != nil
+	})
+	p.sum.UsersDue = len(p.due)
+	for _, d := range p.due {
+		p.opts.Log.Info("digest due", "user", d.Name, "date", d.Date)
+	}
+	return lookupErr
+}
+
+func (p *pass) prune(ctx context.Context) error {
+	if p.cfg.Retention <= 0 {
+		return nil
+	}
+	n, err := p.st.Prune(ctx, p.opts.Now.Add(-p.cfg.Retention))
+	p.sum.Pruned = n
+	return err
+}
+
+// newClient builds the one HTTP client of a pass.
+func newClient(cfg *config.Config) *fetch.Client {
+	return fetch.New(fetch.Options{
+		Contact:              cfg.Fetch.Contact,
+		Timeout:              cfg.Fetch.Timeout,
+		MaxBody:              cfg.Fetch.MaxBody,
+		PerHost:              cfg.Fetch.PerHost,
+		HostRate:             cfg.Fetch.HostRate,
+		AllowPrivateNetworks: cfg.Fetch.AllowPrivateNetworks,
+		HeadAlways:           cfg.Fetch.Head == "always",
+	})
+}

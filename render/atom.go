@@ -1,0 +1,123 @@
+package render
+
+import (
+	"bytes"
+	"encoding/xml"
+	"sort"
+	"time"
+)
+
+// maxFeedDigests bounds feed.xml: a reader needs the recent days, and the
+// pages keep the rest.
+const maxFeedDigests = 30
+
+type atomFeed struct {
+	XMLName   xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	ID        string      `xml:"id"`
+	Title     string      `xml:"title"`
+	Updated   string      `xml:"updated"`
+	Author    atomPerson  `xml:"author"`
+	Generator string      `xml:"generator"`
+	Links     []atomLink  `xml:"link"`
+	Entries   []atomEntry `xml:"entry"`
+}
+
+type atomPerson struct {
+	Name string `xml:"name"`
+}
+
+type atomLink struct {
+	Rel  string `xml:"rel,attr,omitempty"`
+	Type string `xml:"type,attr,omitempty"`
+	Href string `xml:"href,attr"`
+}
+
+type atomEntry struct {
+	ID      string      `xml:"id"`
+	Title   string      `xml:"title"`
+	Updated string      `xml:"updated"`
+	Link    atomLink    `xml:"link"`
+	Content atomContent `xml:"content"`
+}
+
+type atomContent struct {
+	Type string `xml:"type,attr"`
+	Body string `xml:",chardata"`
+}
+
+// AtomFeed renders SITE/<user>/feed.xml: one entry per digest, newest
+// first, each summarising its digest (feed names and display titles) and
+// linking to its page. Entry ids depend only on user and date, so a
+// rebuilt feed does not show old digests as new.
+func AtomFeed(user, siteURL string, digests []Digest, updated time.Time) ([]byte, error) {
+	f := atomFeed{
+		ID:        "tag:feeddigest,2000:" + user,
+		Title:     "Digests of " + user,
+		Updated:   updated.UTC().Format(time.RFC3339),
+		Author:    atomPerson{Name: "feeddigest"},
+		Generator: "feeddigest",
+		Links:     []atomLink{{Rel: "alternate", Type: "text/html", Href: "index.html"}},
+	}
+	if self := siteFile(siteURL, user, "feed.xml"); self != "" {
+		f.Links = []atomLink{
+			{Rel: "self", Type: "application/atom+xml", Href: self},
+			{Rel: "alternate", Type: "text/html", Href: siteFile(siteURL, user, "index.html")},
+		}
+	}
+	for _, d := range newestDigests(digests) {
+		e, err := newAtomEntry(user, siteURL, d, updated)
+		if err != nil {
+			return nil, err
+		}
+		f.Entries = append(f.Entries, e)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// newestDigests sorts a copy newest first and keeps maxFeedDigests.
+func newestDigests(digests []Digest) []Digest {
+	ds := append([]Digest(nil), digests...)
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Date > ds[j].Date })
+	if len(ds) > maxFeedDigests {
+		ds = ds[:maxFeedDigests]
+	}
+	return ds
+}
+
+func newAtomEntry(user, siteURL string, d Digest, updated time.Time) (atomEntry, error) {
+	v, err := newDigestView(d)
+	if err != nil {
+		return atomEntry{}, err
+	}
+	summary, err := execPage("atom-summary", v)
+	if err != nil {
+		return atomEntry{}, err
+	}
+	href := siteFile(siteURL, user, d.Date+".html")
+	if href == "" {
+		href = d.Date + ".html"
+	}
+	return atomEntry{
+		ID:      "tag:feeddigest," + d.Date + ":" + user,
+		Title:   v.Title,
+		Updated: builtOr(d.BuiltAt, updated).UTC().Format(time.RFC3339),
+		Link:    atomLink{Rel: "alternate", Type: "text/html", Href: href},
+		Content: atomContent{Type: "html", Body: string(summary)},
+	}, nil
+}
+
+// builtOr is t, or fallback when t is unknown: Atom requires a date.
+func builtOr(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}

@@ -1,0 +1,149 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DigestPage renders SITE/<user>/<date>.html: one day's digest, grouped by
+// feed, each entry with its excerpt and its full content folded away.
+func DigestPage(d Digest) ([]byte, error) {
+	v, err := newDigestView(d)
+	if err != nil {
+		return nil, err
+	}
+	return execPage("digest.html", v)
+}
+
+// indexView is the data of SITE/<user>/index.html.
+type indexView struct {
+	Title, User string
+	Digest      *digestView
+	Archive     []archiveItem
+}
+
+type archiveItem struct {
+	Date, Label string
+	Entries     int
+}
+
+// IndexPage renders SITE/<user>/index.html: the newest digest (nil when
+// there is none yet) followed by the archive, newest first.
+func IndexPage(user string, newest *Digest, archive []DigestRef) ([]byte, error) {
+	v := indexView{Title: "Digests of " + user, User: user, Archive: archiveItems(archive)}
+	if newest != nil {
+		dv, err := newDigestView(*newest)
+		if err != nil {
+			return nil, err
+		}
+		v.Digest, v.Title = dv, dv.Title
+	}
+	return execPage("index.html", v)
+}
+
+func archiveItems(refs []DigestRef) []archiveItem {
+	refs = append([]DigestRef(nil), refs...)
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Date > refs[j].Date })
+	items := make([]archiveItem, 0, len(refs))
+	for _, r := range refs {
+		label := r.Date
+		if day, err := time.Parse(dateLayout, r.Date); err == nil {
+			label = day.Format(dayLayout)
+		}
+		items = append(items, archiveItem{Date: r.Date, Label: label, Entries: r.Entries})
+	}
+	return items
+}
+
+// statusView is the data of SITE/status.html.
+type statusView struct {
+	Summary   string
+	Generated timeView
+	Users     []string
+	Rows      []statusRow
+}
+
+type statusRow struct {
+	URL, EffectiveURL, Title string
+	Subscribers              []string
+	LastPoll, NextPoll       timeView
+	LastStatus, LastError    string
+	Reason, State            string
+	ErrorCount, Entries      int
+}
+
+// StatusPage renders SITE/status.html: the health of every feed, the same
+// facts as the status command, times in UTC.
+func StatusPage(feeds []FeedStatus, generated time.Time) ([]byte, error) {
+	v := statusView{
+		Summary:   statusSummary(feeds),
+		Generated: showTime(generated, time.UTC, statusLayout),
+	}
+	users := map[string]bool{}
+	for _, f := range feeds {
+		v.Rows = append(v.Rows, newStatusRow(f))
+		for _, u := range f.Subscribers {
+			users[u] = true
+		}
+	}
+	for u := range users {
+		v.Users = append(v.Users, u)
+	}
+	sort.Strings(v.Users)
+	return execPage("status.html", v)
+}
+
+func newStatusRow(f FeedStatus) statusRow {
+	r := statusRow{
+		URL: f.URL, EffectiveURL: f.EffectiveURL, Title: plainText(f.Title),
+		Subscribers: f.Subscribers,
+		LastPoll:    showTime(f.LastPoll, time.UTC, statusLayout),
+		NextPoll:    showTime(f.NextPoll, time.UTC, statusLayout),
+		LastError:   f.LastError, Reason: f.Reason,
+		State: f.State, ErrorCount: f.ErrorCount, Entries: f.Entries,
+		LastStatus: "none",
+	}
+	if r.LastPoll.Label == "" {
+		r.LastPoll.Label = "never"
+	}
+	if r.NextPoll.Label == "" {
+		r.NextPoll.Label = "when a subscriber is due"
+	}
+	if f.LastStatus != 0 {
+		r.LastStatus = fmt.Sprint(f.LastStatus)
+	} else if f.LastError != "" {
+		r.LastStatus = "no answer"
+	}
+	return r
+}
+
+// statusSummary counts feeds by state: "5 feeds: 3 ok, 1 failing, 1 gone."
+func statusSummary(feeds []FeedStatus) string {
+	if len(feeds) == 0 {
+		return "No feeds yet."
+	}
+	counts := map[string]int{}
+	var states []string
+	for _, f := range feeds {
+		s := f.State
+		if s == "" {
+			s = "unknown"
+		}
+		if counts[s] == 0 {
+			states = append(states, s)
+		}
+		counts[s]++
+	}
+	sort.Strings(states)
+	parts := make([]string, len(states))
+	for i, s := range states {
+		parts[i] = fmt.Sprintf("%d %s", counts[s], s)
+	}
+	noun := "feeds"
+	if len(feeds) == 1 {
+		noun = "feed"
+	}
+	return fmt.Sprintf("%d %s: %s.", len(feeds), noun, strings.Join(parts, ", "))
+}

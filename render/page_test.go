@@ -1,0 +1,307 @@
+package render
+
+import (
+	"encoding/xml"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+func digestDoc(t *testing.T, d Digest) (*goquery.Document, []byte) {
+	t.Helper()
+	page, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseHTML(t, string(page)), page
+}
+
+func TestDigestPageIsCalmAndAccessible(t *testing.T) {
+	doc, page := digestDoc(t, sampleDigest(t))
+	checks := map[string]int{
+		`html[lang="en"]`:                        1,
+		`meta[name="robots"][content="noindex"]`: 1,
+		`meta[name="viewport"]`:                  1,
+		"header":                                 1,
+		"main":                                   1,
+		"nav":                                    1,
+		"footer":                                 1,
+		"h1":                                     1,
+		"style":                                  1,
+		"script":                                 0,
+		"link[rel=stylesheet]":                   0,
+		`nav a[href="index.html"]`:               1,
+		`nav a[href="../status.html"]`:           1,
+	}
+	for sel, want := range checks {
+		if got := doc.Find(sel).Length(); got != want {
+			t.Errorf("%s: %d, want %d", sel, got, want)
+		}
+	}
+	css := doc.Find("style").Text()
+	for _, want := range []string{"prefers-color-scheme:dark", "max-width:40em", "focus-visible"} {
+		if !strings.Contains(css, want) {
+			t.Errorf("stylesheet lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "@import") || strings.Contains(css, "url(") {
+		t.Error("stylesheet loads remote resources")
+	}
+	checkHeadingOrder(t, doc)
+}
+
+// checkHeadingOrder: one h1, and no heading more than one level below the
+// previous one.
+func checkHeadingOrder(t *testing.T, doc *goquery.Document) {
+	t.Helper()
+	prev := 0
+	doc.Find("h1, h2, h3, h4, h5, h6").Each(func(_ int, h *goquery.Selection) {
+		level := int(h.Nodes[0].Data[1] - '0')
+		if level > prev+1 {
+			t.Errorf("heading %q is h%d after h%d", h.Text(), level, prev)
+		}
+		prev = level
+	})
+}
+
+func TestDigestPageEntries(t *testing.T) {
+	doc, _ := digestDoc(t, sampleDigest(t))
+	entries := doc.Find("main article")
+	if entries.Length() != 3 {
+		t.Fatalf("%d entries, want 3", entries.Length())
+	}
+	first := entries.First()
+	link := first.Find("h3 a")
+	if link.AttrOr("href", "") != "https://blog.example.org/posts/hello" || link.AttrOr("rel", "") != relSafe {
+		t.Errorf("entry link: href=%q rel=%q", link.AttrOr("href", ""), link.AttrOr("rel", ""))
+	}
+	if got := first.Find("p.m").Text(); !strings.Contains(got, "Example Blog") {
+		t.Errorf("entry does not name its feed: %q", got)
+	}
+	details := first.Find("details")
+	if details.Length() != 1 || details.Is("[open]") || details.Find("summary").Text() != "Read here" {
+		t.Error("full content is not in a closed <details><summary>Read here</summary>")
+	}
+	if details.Find(`a[href="https://blog.example.org/about"]`).Length() != 1 {
+		t.Error("relative link in content not resolved against the entry")
+	}
+	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		href := a.AttrOr("href", "")
+		if strings.HasPrefix(href, "http") && a.AttrOr("rel", "") != relSafe {
+			t.Errorf("outside link %s without rel=%q", href, relSafe)
+		}
+	})
+	if got := doc.Find("main h2").First().Text(); got != "Feed changes" {
+		t.Errorf("first section is %q, want the notices", got)
+	}
+	if got := doc.Find("main h2").Last().Text(); got != "Links mentioned" {
+		t.Errorf("last section is %q, want the links", got)
+	}
+	if !strings.Contains(doc.Find("main > div").First().Text(), "Good morning, Ada.") {
+		t.Error("intro missing at the top")
+	}
+	if !strings.Contains(entries.Eq(1).Find("p.m").Text(), "first seen") {
+		t.Error("an entry without a date does not say when it was first seen")
+	}
+}
+
+func TestDigestPageShowsLocalTimes(t *testing.T) {
+	d := sampleDigest(t)
+	d.Groups[0].Entries[0].Published = utc("2020-07-01T12:00:00Z") // BST in London
+	doc, _ := digestDoc(t, d)
+	tm := doc.Find("article time").First()
+	if tm.Text() != "1 Jul 2020, 13:00" || tm.AttrOr("datetime", "") != "2020-07-01T13:00:00+01:00" {
+		t.Errorf("time shown as %q (%s)", tm.Text(), tm.AttrOr("datetime", ""))
+	}
+	d.Location = nil
+	doc, _ = digestDoc(t, d)
+	if got := doc.Find("article time").First().Text(); got != "1 Jul 2020, 12:00" {
+		t.Errorf("without a zone: %q, want UTC", got)
+	}
+}
+
+func TestDigestPageEmptyDay(t *testing.T) {
+	doc, _ := digestDoc(t, emptyDigest(t))
+	if !strings.Contains(doc.Find("main").Text(), "Nothing new was published") {
+		t.Error("empty day does not say so")
+	}
+	if doc.Find("article").Length() != 0 {
+		t.Error("entries on an empty day")
+	}
+}
+
+func TestDigestPageBadDate(t *testing.T) {
+	d := sampleDigest(t)
+	d.Date = "22/11/2020"
+	if _, err := DigestPage(d); err == nil {
+		t.Error("bad date accepted")
+	}
+	if _, err := IndexPage("ada", &d, nil); err == nil {
+		t.Error("bad date accepted by IndexPage")
+	}
+}
+
+// TestDigestPageSize: a busy day stays a small page.
+func TestDigestPageSize(t *testing.T) {
+	d := sampleDigest(t)
+	d.Groups = nil
+	for f := 0; f < 5; f++ {
+		g := FeedGroup{FeedURL: fmt.Sprintf("https://feed%d.example.org/feed.xml", f), FeedName: fmt.Sprintf("Feed number %d", f)}
+		for e := 0; e < 10; e++ {
+			g.Entries = append(g.Entries, Entry{
+				Title:     fmt.Sprintf("A reasonably typical entry title, number %d", e),
+				Link:      fmt.Sprintf("/2020/11/entry-%d.html", e),
+				Published: utc("2020-11-21T10:00:00Z"),
+				Content:   "<p>" + strings.Repeat("A short paragraph of text. ", 8) + "</p>",
+			})
+		}
+		d.Groups = append(d.Groups, g)
+	}
+	page, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) >= 40<<10 {
+		t.Errorf("a 50-entry digest is %d bytes, want under 40 KB", len(page))
+	}
+}
+
+func TestIndexPage(t *testing.T) {
+	d := sampleDigest(t)
+	page, err := IndexPage("ada", &d, []DigestRef{{Date: "2020-11-20"}, {Date: "2020-11-22"}, {Date: "2020-11-21"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseHTML(t, string(page))
+	var dates []string
+	doc.Find("#archive li a").Each(func(_ int, a *goquery.Selection) { dates = append(dates, a.AttrOr("href", "")) })
+	if strings.Join(dates, " ") != "2020-11-22.html 2020-11-21.html 2020-11-20.html" {
+		t.Errorf("archive order %v, want newest first", dates)
+	}
+	if doc.Find("main article").Length() != 3 {
+		t.Error("index does not show the newest digest")
+	}
+	checkHeadingOrder(t, doc)
+
+	page, err = IndexPage("bob", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "No digest yet") {
+		t.Error("index without digests does not say so")
+	}
+}
+
+func TestStatusPage(t *testing.T) {
+	page, err := StatusPage(sampleStatus(), utc("2020-11-22T00:10:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseHTML(t, string(page))
+	if doc.Find("table caption").Length() != 1 {
+		t.Error("table without caption")
+	}
+	if n := doc.Find(`thead th[scope="col"]`).Length(); n != 10 {
+		t.Errorf("%d column headers, want 10", n)
+	}
+	if n := doc.Find(`tbody th[scope="row"]`).Length(); n != 4 {
+		t.Errorf("%d row headers, want 4", n)
+	}
+	text := doc.Text()
+	for _, want := range []string{
+		"https://moving.example.com/feed.xml", "2020-11-22 00:03 UTC", "penalty (connection error)",
+		"dial tcp: connection refused", "failing", "never", "4 feeds: 1 failing, 1 moved, 2 ok.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+	checkHeadingOrder(t, doc)
+}
+
+func TestAtomFeed(t *testing.T) {
+	ds := []Digest{emptyDigest(t), sampleDigest(t)}
+	out, err := AtomFeed("ada", "", ds, utc("2020-11-23T00:05:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f atomFeed
+	if err := xml.Unmarshal(out, &f); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	if len(f.Entries) != 2 || f.Entries[0].ID != "tag:feeddigest,2020-11-23:ada" {
+		t.Fatalf("entries %+v", f.Entries)
+	}
+	if f.Entries[1].Link.Href != "2020-11-22.html" {
+		t.Errorf("link without site URL = %q", f.Entries[1].Link.Href)
+	}
+	if c := f.Entries[1].Content; c.Type != "html" || !strings.Contains(c.Body, "Hello world") || !strings.Contains(c.Body, "Example Blog") {
+		t.Errorf("content %+v", c)
+	}
+	again, _ := AtomFeed("ada", "https://example.org/digest", ds[1:], utc("2020-11-23T00:05:00Z"))
+	if !strings.Contains(string(again), "<id>tag:feeddigest,2020-11-22:ada</id>") {
+		t.Error("entry id changes with the site URL or the other digests")
+	}
+	if !strings.Contains(string(again), `href="https://example.org/digest/ada/2020-11-22.html"`) {
+		t.Error("no absolute link with a site URL")
+	}
+}
+
+// TestStylesheetContrast checks WCAG AA (4.5:1) for text colours against
+// the background, in both colour schemes.
+func TestStylesheetContrast(t *testing.T) {
+	css := string(stylesheet)
+	dark := strings.Index(css, "prefers-color-scheme:dark")
+	if dark < 0 {
+		t.Fatal("no dark scheme")
+	}
+	for name, part := range map[string]string{"light": css[:dark], "dark": css[dark:]} {
+		vars := cssVars(part)
+		for _, fg := range []string{"--fg", "--mu", "--a", "--av"} {
+			if r := contrast(vars[fg], vars["--bg"]); r < 4.5 {
+				t.Errorf("%s scheme: %s %s on %s has contrast %.2f, want >= 4.5", name, fg, vars[fg], vars["--bg"], r)
+			}
+		}
+	}
+}
+
+var cssVar = regexp.MustCompile(`(--[a-z]+):(#[0-9a-fA-F]{3,6})`)
+
+func cssVars(css string) map[string]string {
+	m := map[string]string{}
+	for _, v := range cssVar.FindAllStringSubmatch(css, -1) {
+		if _, ok := m[v[1]]; !ok {
+			m[v[1]] = v[2]
+		}
+	}
+	return m
+}
+
+func contrast(a, b string) float64 {
+	la, lb := luminance(a), luminance(b)
+	return (math.Max(la, lb) + 0.05) / (math.Min(la, lb) + 0.05)
+}
+
+func luminance(hex string) float64 {
+	hex = strings.TrimPrefix(hex, "#")
+	if len(hex) == 3 {
+		hex = string([]byte{hex[0], hex[0], hex[1], hex[1], hex[2], hex[2]})
+	}
+	var l float64
+	for i, w := range []float64{0.2126, 0.7152, 0.0722} {
+		v, _ := strconv.ParseUint(hex[2*i:2*i+2], 16, 8)
+		c := float64(v) / 255
+		if c <= 0.03928 {
+			c /= 12.92
+		} else {
+			c = math.Pow((c+0.055)/1.055, 2.4)
+		}
+		l += w * c
+	}
+	return l
+}

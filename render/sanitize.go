@@ -1,0 +1,183 @@
+package render
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/microcosm-cc/bluemonday"
+)
+
+// relSafe is the rel value every content link carries: the reader's
+// privacy (no Referer) and no window.opener for the linked page.
+const relSafe = "noopener noreferrer"
+
+// contentPolicy is built once: a bluemonday policy is safe for concurrent
+// use once configured, and building it is not free.
+var contentPolicy = newContentPolicy()
+
+// newContentPolicy starts from UGCPolicy (no script, style, iframe, form,
+// object, embed, svg or event handlers; only http, https and mailto URLs)
+// and switches off its rel handling: it can only append nofollow or
+// noreferrer, never produce exactly relSafe, so the post-pass sets rel.
+func newContentPolicy() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.RequireNoFollowOnLinks(false)
+	p.RequireNoReferrerOnLinks(false)
+	p.AddTargetBlankToFullyQualifiedLinks(false)
+	p.AllowURLSchemes("http", "https", "mailto")
+	return p
+}
+
+// SanitizeHTML makes feed HTML safe to show inside our pages. base is the
+// entry's absolute URL; relative href and src values are resolved against
+// it (and dropped when there is no usable base, as they would otherwise
+// point into our own site). Tracking pixels are removed and every link
+// gets rel="noopener noreferrer".
+//
+// bluemonday is the security boundary; the goquery passes around it only
+// remove things (pixels before, since bluemonday drops "1px" sizes and
+// styles we need to see) or rewrite already-clean attributes after.
+func SanitizeHTML(raw, base string) string {
+	if strings.TrimSpace(raw) == "" {
+		return ""
+	}
+	clean := contentPolicy.Sanitize(dropPixels(raw))
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
+	if err != nil {
+		return ""
+	}
+	body := doc.Find("body")
+	resolveURLs(body, absoluteHTTP(base))
+	body.Find("img:not([src])").Remove()
+	body.Find("a[href], area[href]").SetAttr("rel", relSafe)
+	// Images inside a closed <details> then load only when opened.
+	body.Find("img").SetAttr("loading", "lazy")
+	out, err := body.Html()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// dropPixels removes 1x1 (or smaller) images, the usual read trackers.
+// It runs before sanitising because bluemonday drops sizes written with
+// units ("1px") and all styles, which would hide the pixel from us.
+func dropPixels(raw string) string {
+	if !strings.Contains(strings.ToLower(raw), "<img") {
+		return raw
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(raw))
+	if err != nil {
+		return raw
+	}
+	pixels := doc.Find("img").FilterFunction(func(_ int, img *goquery.Selection) bool {
+		return isPixel(img)
+	})
+	if pixels.Length() == 0 {
+		return raw
+	}
+	pixels.Remove()
+	out, err := doc.Find("body").Html()
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// isPixel reports whether both the width and the height of an image, from
+// its attributes or its inline style, are at most one pixel.
+func isPixel(img *goquery.Selection) bool {
+	w, wok := pixelSize(img.AttrOr("width", ""))
+	h, hok := pixelSize(img.AttrOr("height", ""))
+	for _, decl := range strings.Split(img.AttrOr("style", ""), ";") {
+		prop, val, _ := strings.Cut(decl, ":")
+		val = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(val), "!important"))
+		switch strings.ToLower(strings.TrimSpace(prop)) {
+		case "width":
+			w, wok = pixelSize(val)
+		case "height":
+			h, hok = pixelSize(val)
+		}
+	}
+	return wok && hok && w <= 1 && h <= 1
+}
+
+// pixelSize reads "1", "1px" or "0.5"; percentages and the like are not
+// pixel sizes.
+func pixelSize(s string) (float64, bool) {
+	s = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "px")
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil && v >= 0
+}
+
+// urlAttrs are the URL-valued attributes the content policy lets through.
+var urlAttrs = []string{"href", "src", "cite"}
+
+// resolveURLs makes every URL attribute absolute against base and keeps
+// only http, https and mailto results.
+func resolveURLs(sel *goquery.Selection, base *url.URL) {
+	for _, attr := range urlAttrs {
+		sel.Find("[" + attr + "]").Each(func(_ int, el *goquery.Selection) {
+			v, _ := el.Attr(attr)
+			if abs := resolve(base, v); abs != "" {
+				el.SetAttr(attr, abs)
+			} else {
+				el.RemoveAttr(attr)
+			}
+		})
+	}
+}
+
+// resolve returns ref made absolute against base, or "" when it cannot be
+// made into an http, https or mailto URL.
+func resolve(base *url.URL, ref string) string {
+	u, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil {
+		return ""
+	}
+	if !u.IsAbs() {
+		if base == nil {
+			return ""
+		}
+		u = base.ResolveReference(u)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		if u.Host == "" {
+			return ""
+		}
+	case "mailto":
+	default:
+		return ""
+	}
+	return u.String()
+}
+
+// absoluteHTTP parses s and returns it only when it is an absolute http(s)
+// URL, the only kind that may serve as a base for resolving.
+func absoluteHTTP(s string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+		return nil
+	}
+	return u
+}
+
+// EntryURL is the entry's own absolute http(s) URL: its Link resolved
+// against the feed's URL (feeds may give relative links), or "" when there
+// is none usable.
+func EntryURL(feedURL, link string) string {
+	if strings.TrimSpace(link) == "" {
+		return ""
+	}
+	abs := resolve(absoluteHTTP(feedURL), link)
+	if absoluteHTTP(abs) == nil {
+		return ""
+	}
+	return abs
+}

@@ -1,0 +1,137 @@
+package render
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// Limits of the short texts. A display title stands in for a headline, so
+// it stays a line long; an excerpt is a taste, not the post.
+const (
+	titleWords   = 10
+	titleChars   = 80
+	maxTitleLen  = 160
+	excerptWords = 40
+	excerptChars = 280
+	ellipsis     = "…"
+)
+
+// DisplayTitle is what an entry is called in a digest (as Artemis does):
+// its title as plain text, else the first words of its text followed by
+// "…", else "Untitled post".
+func DisplayTitle(e Entry) string {
+	if t := plainText(e.Title); t != "" {
+		return cut(t, maxTitleLen, maxTitleLen)
+	}
+	if t := entryText(e); t != "" {
+		return cut(t, titleWords, titleChars)
+	}
+	return "Untitled post"
+}
+
+// Excerpt is a short plain-text taste of the entry's content (or summary),
+// cut at a word boundary.
+func Excerpt(e Entry) string {
+	return cut(entryText(e), excerptWords, excerptChars)
+}
+
+// entryText is the plain text of the content, else of the summary.
+func entryText(e Entry) string {
+	if t := plainText(e.Content); t != "" {
+		return t
+	}
+	return plainText(e.Summary)
+}
+
+// skipText are elements whose text is not prose a reader would see.
+var skipText = map[string]bool{
+	"script": true, "style": true, "noscript": true, "template": true,
+	"iframe": true, "object": true, "embed": true, "svg": true, "math": true,
+	"title": true, "head": true, "textarea": true, "select": true,
+}
+
+// blockText are elements that separate words: without a space between
+// them "<p>one</p><p>two</p>" would read "onetwo".
+var blockText = map[string]bool{
+	"p": true, "div": true, "br": true, "li": true, "ul": true, "ol": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"blockquote": true, "pre": true, "table": true, "tr": true, "td": true,
+	"th": true, "section": true, "article": true, "header": true,
+	"footer": true, "figure": true, "figcaption": true, "dl": true,
+	"dt": true, "dd": true, "hr": true, "aside": true, "details": true,
+	"summary": true, "address": true, "main": true, "nav": true,
+}
+
+// plainText is the visible text of an HTML fragment with whitespace
+// collapsed. Plain text input comes back unchanged but for entities.
+func plainText(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if !strings.ContainsAny(s, "<&") {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(s))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range doc.Find("body").Nodes {
+		writeText(&b, n)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// writeText appends the text below n, with spaces around block elements.
+func writeText(b *strings.Builder, n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		b.WriteString(n.Data)
+		return
+	case html.ElementNode:
+		if skipText[n.Data] {
+			return
+		}
+	}
+	block := n.Type == html.ElementNode && blockText[n.Data]
+	if block {
+		b.WriteByte(' ')
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		writeText(b, c)
+	}
+	if block {
+		b.WriteByte(' ')
+	}
+}
+
+// cut shortens whitespace-collapsed text to at most maxWords words and
+// about maxChars characters, at a word boundary, marking the cut with "…".
+func cut(text string, maxWords, maxChars int) string {
+	words := strings.Fields(text)
+	if len(words) <= maxWords && utf8.RuneCountInString(text) <= maxChars {
+		return text
+	}
+	var b strings.Builder
+	n := 0
+	for i, w := range words {
+		wn := utf8.RuneCountInString(w)
+		if i == maxWords || (i > 0 && n+1+wn > maxChars) {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += wn
+	}
+	out := b.String()
+	if n > maxChars { // one word longer than the limit, e.g. a URL
+		out = string([]rune(out)[:maxChars])
+	}
+	return strings.TrimRight(out, " ,;:-–—") + ellipsis
+}

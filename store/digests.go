@@ -1,0 +1,284 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// FirstDigestLimit is how many of a feed's newest entries a user's first
+// digest, or a feed newly added to a user, shows.
+const FirstDigestLimit = 5
+
+// Notice records, inside a digest, a feed that changed for good.
+type Notice struct {
+	FeedURL string `json:"feed_url"`
+	Kind    string `json:"kind"` // gone, dead, moved, origin
+	NewURL  string `json:"new_url,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Digest is one built digest of one user for one local date.
+type Digest struct {
+	User       string
+	Date       string // local date, YYYY-MM-DD
+	Since      time.Time
+	BuiltAt    time.Time
+	Notices    []Notice
+	EntryCount int
+	RenderedAt time.Time
+	SendWanted bool
+	SentAt     time.Time
+	SendError  string
+}
+
+const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error"
+
+func scanDigest(row scanner) (Digest, error) {
+	var d Digest
+	var since, built, rendered, sent int64
+	var wanted int
+	var notices string
+	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError); err != nil {
+		return d, err
+	}
+	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
+	d.SendWanted = wanted != 0
+	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
+		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	return d, nil
+}
+
+func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]Digest, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list digests: %w", err)
+	}
+	defer rows.Close()
+	var out []Digest
+	for rows.Next() {
+		d, err := scanDigest(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// HasDigest says whether user already has a digest for the local date.
+func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM digests WHERE user = ? AND date = ?", user, date).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up digest: %w", err)
+	}
+	return n > 0, nil
+}
+
+// Digests lists a user's digests, newest date first.
+func (s *Store) Digests(ctx context.Context, user string) ([]Digest, error) {
+	return s.queryDigests(ctx, "WHERE user = ? ORDER BY date DESC", user)
+}
+
+// Unrendered lists digests whose pages are not written yet, oldest first.
+func (s *Store) Unrendered(ctx context.Context) ([]Digest, error) {
+	return s.queryDigests(ctx, "WHERE rendered_at = 0 ORDER BY built_at, user")
+}
+
+// Unsent lists digests that want sending and are not sent yet, oldest first.
+func (s *Store) Unsent(ctx context.Context) ([]Digest, error) {
+	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 ORDER BY built_at, user")
+}
+
+// MarkRendered records that a digest's pages (and outbox file) are written.
+func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET rendered_at = ? WHERE user = ? AND date = ?", unix(now), user, date)
+	return err
+}
+
+// MarkSent records a sent digest (err nil) or why sending failed.
+func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time, sendErr error) error {
+	if sendErr != nil {
+		_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_error = ? WHERE user = ? AND date = ?", sendErr.Error(), user, date)
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET sent_at = ?, send_error = '' WHERE user = ? AND date = ?", unix(now), user, date)
+	return err
+}
+
+// ErrDigestExists means a digest for that user and date was built already.
+var ErrDigestExists = errors.New("digest already built")
+
+// BuildDigest records the digest of user for date, built at now, in one
+// transaction: the entries of the user's feeds first seen since the
+// previous digest was built (at most FirstDigestLimit of each feed's
+// newest for a first digest or a newly added feed), never an entry the
+// user was already given, and notices of feeds that went away or moved.
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (Digest, error) {
+	d := Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM digests WHERE user = ? AND date = ?", user, date).Scan(&exists); err != nil {
+			return err
+		}
+		if exists > 0 {
+			return fmt.Errorf("%w: %s %s", ErrDigestExists, user, date)
+		}
+		var prevBuilt int64
+		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(built_at), 0) FROM digests WHERE user = ?", user).Scan(&prevBuilt); err != nil {
+			return err
+		}
+		d.Since = fromUnix(prevBuilt)
+		ids, err := digestEntryIDs(ctx, tx, user, prevBuilt, unix(now))
+		if err != nil {
+			return err
+		}
+		if d.Notices, err = digestNotices(ctx, tx, user, prevBuilt, unix(now)); err != nil {
+			return err
+		}
+		d.EntryCount = len(ids)
+		notices, _ := json.Marshal(d.Notices)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, user, date, prevBuilt, unix(now), string(notices), len(ids), boolInt(sendWanted)); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO digest_entries (user, date, entry_id) VALUES (?, ?, ?)", user, date, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Digest{}, fmt.Errorf("build digest %s %s: %w", user, date, err)
+	}
+	if d.Notices == nil {
+		d.Notices = []Notice{}
+	}
+	return d, nil
+}
+
+// newestFirst orders entries by their date, falling back to first-seen
+// time, and keeps feed order (insertion order) among equals.
+const newestFirst = "CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END DESC, e.id ASC"
+
+func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT feed_id, added_at FROM subscriptions WHERE user = ? ORDER BY feed_id", user)
+	if err != nil {
+		return nil, err
+	}
+	type sub struct{ feed, added int64 }
+	var subs []sub
+	for rows.Next() {
+		var s sub
+		if err := rows.Scan(&s.feed, &s.added); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		subs = append(subs, s)
+	}
+	rows.Close()
+	var ids []int64
+	for _, s := range subs {
+		// Entries at exactly `since` count again (>=): a poll in the same
+		// second as the last build must not fall between two digests; the
+		// undelivered check below keeps them from showing twice.
+		query := `SELECT e.id FROM entries e WHERE e.feed_id = ? AND e.first_seen >= ? AND e.first_seen <= ?
+			AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = ? AND de.entry_id = e.id)
+			ORDER BY ` + newestFirst
+		args := []any{s.feed, since, now, user}
+		if since == 0 || s.added > since {
+			query = `SELECT e.id FROM entries e WHERE e.feed_id = ? AND e.first_seen <= ?
+				AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = ? AND de.entry_id = e.id)
+				ORDER BY ` + newestFirst + fmt.Sprintf(" LIMIT %d", FirstDigestLimit)
+			args = []any{s.feed, now, user}
+		}
+		got, err := queryIDs(ctx, tx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// digestNotices finds the user's feeds whose fate changed in (since, now].
+func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]Notice, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT f.url, f.effective_url, f.pending_url, f.gone_at, f.dead_at,
+		f.moved_at, f.origin_flag_at, f.last_error FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user = ? ORDER BY f.url`, user)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	in := func(t int64) bool { return t > since && t <= now }
+	var out []Notice
+	for rows.Next() {
+		var url, eff, pending, lastErr string
+		var gone, dead, moved, origin int64
+		if err := rows.Scan(&url, &eff, &pending, &gone, &dead, &moved, &origin, &lastErr); err != nil {
+			return nil, err
+		}
+		switch {
+		case in(gone):
+			out = append(out, Notice{FeedURL: url, Kind: "gone", Detail: "the server answered 410 Gone; it is no longer polled"})
+		case in(dead):
+			out = append(out, Notice{FeedURL: url, Kind: "dead", Detail: "90 days of errors; it is no longer polled. Last error: " + lastErr})
+		}
+		if in(moved) {
+			out = append(out, Notice{FeedURL: url, Kind: "moved", NewURL: eff})
+		}
+		if in(origin) && pending != "" {
+			out = append(out, Notice{FeedURL: url, Kind: "origin", NewURL: pending,
+				Detail: "the feed says it moved to another site; still polling the old address until you update your subscription"})
+		}
+	}
+	return out, rows.Err()
+}
+
+// DigestEntries returns the entries of one digest, grouped by feed URL in
+// subscription order, newest first within a feed.
+func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
+		e.summary, e.author, e.published, e.first_seen FROM digest_entries de
+		JOIN entries e ON e.id = de.entry_id JOIN feeds f ON f.id = e.feed_id
+		WHERE de.user = ? AND de.date = ? ORDER BY f.url, `+newestFirst, user, date)
+	if err != nil {
+		return nil, fmt.Errorf("digest entries: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var pub, seen int64
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
+			&e.Summary, &e.Author, &pub, &seen); err != nil {
+			return nil, err
+		}
+		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

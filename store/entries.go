@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Entry is one stored feed entry.
+type Entry struct {
+	ID        int64
+	FeedID    int64
+	FeedURL   string
+	Key       string // identity within the feed: guid/id, else link, else content hash
+	Title     string
+	Link      string
+	Content   string
+	Summary   string
+	Author    string
+	Published time.Time
+	FirstSeen time.Time
+}
+
+// SaveStats says what a save found.
+type SaveStats struct {
+	New   int // entries stored for the first time
+	Known int // entries of the body that were stored already
+}
+
+// SavePoll stores a poll's entries and then the feed record, in one
+// transaction. The record is made by finish, which sees what the save
+// found (overflow detection needs it), and is written last so that a crash
+// before commit leaves the feed due again, never marked done without its
+// entries. Entries already known keep their first-seen time; their text is
+// refreshed but they are not shown again.
+func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []Entry, now time.Time, finish func(SaveStats) Feed) (SaveStats, error) {
+	var st SaveStats
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, e := range entries {
+			isNew, err := upsertEntry(ctx, tx, feedID, e, now)
+			if err != nil {
+				return fmt.Errorf("store entry %q: %w", e.Key, err)
+			}
+			if isNew {
+				st.New++
+			} else {
+				st.Known++
+			}
+		}
+		f := finish(st)
+		f.ID = feedID
+		return updateFeed(ctx, tx, f)
+	})
+	if err != nil {
+		return SaveStats{}, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+	}
+	return st, nil
+}
+
+// UpdateFeed writes a feed record alone.
+func (s *Store) UpdateFeed(ctx context.Context, f Feed) error {
+	_, err := s.SavePoll(ctx, f.ID, nil, time.Time{}, func(SaveStats) Feed { return f })
+	return err
+}
+
+func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now time.Time) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO entries
+		(feed_id, key, title, link, content, summary, author, published, first_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
+		feedID, e.Key, e.Title, e.Link, e.Content, e.Summary, e.Author, unix(e.Published), unix(now))
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, nil
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE entries SET title = ?, link = ?, content = ?, summary = ?,
+		author = ?, published = ? WHERE feed_id = ? AND key = ?`,
+		e.Title, e.Link, e.Content, e.Summary, e.Author, unix(e.Published), feedID, e.Key)
+	return false, err
+}
+
+func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
+	res, err := tx.ExecContext(ctx, `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
+		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
+		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
+		retry_pending = ?, gone_at = ?, dead_at = ?, moved_at = ?, moved_from = ?, origin_flag_at = ?,
+		answers_304 = ?, refuses_head = ?, ignores_conditional = ?, ttl_seconds = ?, overflow_gap = ?,
+		next_extra_poll = ?, polls = ? WHERE id = ?`,
+		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
+		unix(f.LastPoll), unix(f.LastSuccess), f.LastStatus, f.LastError, unix(f.NextPoll), f.Reason,
+		f.ErrorCount, unix(f.FirstError), boolInt(f.RetryPending), unix(f.GoneAt), unix(f.DeadAt),
+		unix(f.MovedAt), f.MovedFrom, unix(f.OriginFlagAt), boolInt(f.Answers304), boolInt(f.RefusesHEAD),
+		boolInt(f.IgnoresConditional), int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
+		unix(f.NextExtraPoll), f.Polls, f.ID)
+	if err != nil {
+		return fmt.Errorf("update feed record: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("update feed record %d: %w", f.ID, ErrNoFeed)
+	}
+	return nil
+}
+
+// Prune deletes entries first seen before cutoff, except those a digest
+// still waits to render or send, and digests' entry links with them.
+func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ? AND id NOT IN (
+		SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
+		WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0))`, unix(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("prune entries: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Feed is everything the state keeps about one subscribed feed URL.
+type Feed struct {
+	ID           int64
+	URL          string // as configured: the subscription's identity
+	EffectiveURL string // where it is polled after a permanent redirect; "" = URL
+	PendingURL   string // a permanent redirect to another origin, waiting for the user
+	Title        string
+	SiteURL      string
+
+	// Validators and body hash, stored exactly as received.
+	ETag         string
+	LastModified string
+	BodyHash     string
+
+	LastPoll     time.Time
+	LastSuccess  time.Time
+	LastStatus   int
+	LastError    string
+	NextPoll     time.Time // no scheduled poll before this
+	Reason       string    // why NextPoll is where it is
+	ErrorCount   int       // consecutive failed polls
+	FirstError   time.Time // start of the current run of errors
+	RetryPending bool      // failed for a passing reason: poll again when allowed
+
+	GoneAt       time.Time // 410: never polled again
+	DeadAt       time.Time // 90 days of errors: no longer polled
+	MovedAt      time.Time // EffectiveURL changed by a permanent redirect
+	MovedFrom    string
+	OriginFlagAt time.Time // PendingURL was set
+
+	// Learned server behaviour (see fetch: when HEAD pays).
+	Answers304         bool
+	RefusesHEAD        bool
+	IgnoresConditional bool
+
+	TTL           time.Duration // the feed's own ttl / sy:updatePeriod hint
+	OverflowGap   time.Duration // >0: extra polls every gap, to not miss entries
+	NextExtraPoll time.Time
+	Polls         int // polls that got an answer with a body or 304
+}
+
+// PollURL is the URL a poll should request.
+func (f *Feed) PollURL() string {
+	if f.EffectiveURL != "" {
+		return f.EffectiveURL
+	}
+	return f.URL
+}
+
+const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag, last_modified,
+	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
+	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
+	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
+	overflow_gap, next_extra_poll, polls`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanFeed(row scanner) (Feed, error) {
+	var f Feed
+	var lastPoll, lastSuccess, nextPoll, firstError, goneAt, deadAt, movedAt, originAt, ttl, gap, nextExtra int64
+	var retry, a304, refHead, ignCond int
+	err := row.Scan(&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
+		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
+		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
+		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls)
+	if err != nil {
+		return f, err
+	}
+	f.LastPoll, f.LastSuccess, f.NextPoll = fromUnix(lastPoll), fromUnix(lastSuccess), fromUnix(nextPoll)
+	f.FirstError, f.GoneAt, f.DeadAt, f.MovedAt = fromUnix(firstError), fromUnix(goneAt), fromUnix(deadAt), fromUnix(movedAt)
+	f.OriginFlagAt, f.NextExtraPoll = fromUnix(originAt), fromUnix(nextExtra)
+	f.RetryPending, f.Answers304, f.RefusesHEAD, f.IgnoresConditional = retry != 0, a304 != 0, refHead != 0, ignCond != 0
+	f.TTL, f.OverflowGap = time.Duration(ttl)*time.Second, time.Duration(gap)*time.Second
+	return f, nil
+}
+
+// Feeds returns every feed record, by URL.
+func (s *Store) Feeds(ctx context.Context) ([]Feed, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+" FROM feeds ORDER BY url")
+	if err != nil {
+		return nil, fmt.Errorf("list feeds: %w", err)
+	}
+	defer rows.Close()
+	var feeds []Feed
+	for rows.Next() {
+		f, err := scanFeed(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list feeds: %w", err)
+		}
+		feeds = append(feeds, f)
+	}
+	return feeds, rows.Err()
+}
+
+// ErrNoFeed means no feed record has that URL.
+var ErrNoFeed = errors.New("no such feed")
+
+// Feed returns the record of one subscribed URL.
+func (s *Store) Feed(ctx context.Context, url string) (Feed, error) {
+	f, err := scanFeed(s.db.QueryRowContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = ?", url))
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, fmt.Errorf("%w: %s", ErrNoFeed, url)
+	}
+	return f, err
+}
+
+// SyncSubscriptions makes the subscriptions match the configuration:
+// feed records are created for new URLs, a new subscription is stamped
+// with now (so its first digest takes only the newest entries), and
+// subscriptions no longer configured are dropped. Feed records and their
+// entries stay, for other subscribers and for a later re-subscription.
+func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string, now time.Time) error {
+	users := make([]string, 0, len(subs))
+	for u := range subs {
+		users = append(users, u)
+	}
+	sort.Strings(users)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS wanted (user TEXT, url TEXT)"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM temp.wanted"); err != nil {
+			return err
+		}
+		for _, u := range users {
+			for _, url := range subs[u] {
+				if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO feeds (url) VALUES (?)", url); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO subscriptions (user, feed_id, added_at)
+					SELECT ?, id, ? FROM feeds WHERE url = ?`, u, unix(now), url); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, "INSERT INTO temp.wanted VALUES (?, ?)", u, url); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM subscriptions WHERE NOT EXISTS (
+			SELECT 1 FROM temp.wanted w JOIN feeds f ON f.url = w.url
+			WHERE w.user = subscriptions.user AND f.id = subscriptions.feed_id)`)
+		return err
+	})
+}
+
+// Subscribers returns, per feed URL, the users subscribed to it.
+func (s *Store) Subscribers(ctx context.Context) (map[string][]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT f.url, s.user FROM subscriptions s
+		JOIN feeds f ON f.id = s.feed_id ORDER BY f.url, s.user`)
+	if err != nil {
+		return nil, fmt.Errorf("list subscribers: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var url, user string
+		if err := rows.Scan(&url, &user); err != nil {
+			return nil, err
+		}
+		out[url] = append(out[url], user)
+	}
+	return out, rows.Err()
+}
+
+// EntryCounts returns how many entries are stored per feed URL.
+func (s *Store) EntryCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT f.url, COUNT(e.id) FROM feeds f
+		LEFT JOIN entries e ON e.feed_id = f.id GROUP BY f.id`)
+	if err != nil {
+		return nil, fmt.Errorf("count entries: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var url string
+		var n int
+		if err := rows.Scan(&url, &n); err != nil {
+			return nil, err
+		}
+		out[url] = n
+	}
+	return out, rows.Err()
+}

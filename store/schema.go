@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order; the index+1 is the schema version kept
+// in PRAGMA user_version. Append, never edit, so old files migrate.
+var migrations = []string{
+	`CREATE TABLE feeds (
+		id INTEGER PRIMARY KEY,
+		url TEXT NOT NULL UNIQUE,
+		effective_url TEXT NOT NULL DEFAULT '',
+		pending_url TEXT NOT NULL DEFAULT '',
+		title TEXT NOT NULL DEFAULT '',
+		site_url TEXT NOT NULL DEFAULT '',
+		etag TEXT NOT NULL DEFAULT '',
+		last_modified TEXT NOT NULL DEFAULT '',
+		body_hash TEXT NOT NULL DEFAULT '',
+		last_poll INTEGER NOT NULL DEFAULT 0,
+		last_success INTEGER NOT NULL DEFAULT 0,
+		last_status INTEGER NOT NULL DEFAULT 0,
+		last_error TEXT NOT NULL DEFAULT '',
+		next_poll INTEGER NOT NULL DEFAULT 0,
+		reason TEXT NOT NULL DEFAULT '',
+		error_count INTEGER NOT NULL DEFAULT 0,
+		first_error INTEGER NOT NULL DEFAULT 0,
+		retry_pending INTEGER NOT NULL DEFAULT 0,
+		gone_at INTEGER NOT NULL DEFAULT 0,
+		dead_at INTEGER NOT NULL DEFAULT 0,
+		moved_at INTEGER NOT NULL DEFAULT 0,
+		moved_from TEXT NOT NULL DEFAULT '',
+		origin_flag_at INTEGER NOT NULL DEFAULT 0,
+		answers_304 INTEGER NOT NULL DEFAULT 0,
+		refuses_head INTEGER NOT NULL DEFAULT 0,
+		ignores_conditional INTEGER NOT NULL DEFAULT 0,
+		ttl_seconds INTEGER NOT NULL DEFAULT 0,
+		overflow_gap INTEGER NOT NULL DEFAULT 0,
+		next_extra_poll INTEGER NOT NULL DEFAULT 0,
+		polls INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE TABLE entries (
+		id INTEGER PRIMARY KEY,
+		feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+		key TEXT NOT NULL,
+		title TEXT NOT NULL DEFAULT '',
+		link TEXT NOT NULL DEFAULT '',
+		content TEXT NOT NULL DEFAULT '',
+		summary TEXT NOT NULL DEFAULT '',
+		author TEXT NOT NULL DEFAULT '',
+		published INTEGER NOT NULL DEFAULT 0,
+		first_seen INTEGER NOT NULL,
+		UNIQUE (feed_id, key)
+	);
+	CREATE INDEX entries_by_feed_seen ON entries (feed_id, first_seen);
+	CREATE TABLE subscriptions (
+		user TEXT NOT NULL,
+		feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+		added_at INTEGER NOT NULL,
+		PRIMARY KEY (user, feed_id)
+	);
+	CREATE TABLE digests (
+		user TEXT NOT NULL,
+		date TEXT NOT NULL,
+		since INTEGER NOT NULL,
+		built_at INTEGER NOT NULL,
+		notices TEXT NOT NULL DEFAULT '[]',
+		entry_count INTEGER NOT NULL DEFAULT 0,
+		rendered_at INTEGER NOT NULL DEFAULT 0,
+		send_wanted INTEGER NOT NULL DEFAULT 0,
+		sent_at INTEGER NOT NULL DEFAULT 0,
+		send_error TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (user, date)
+	);
+	CREATE TABLE digest_entries (
+		user TEXT NOT NULL,
+		date TEXT NOT NULL,
+		entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+		PRIMARY KEY (user, entry_id),
+		FOREIGN KEY (user, date) REFERENCES digests(user, date) ON DELETE CASCADE
+	);
+	CREATE INDEX digest_entries_by_digest ON digest_entries (user, date);`,
+}
+
+// SchemaVersion is the version a migrated file has.
+var SchemaVersion = len(migrations)
+
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this program (%d): upgrade feeddigest", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate to schema %d: %w", v+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+// Package store keeps feeddigest's state in one SQLite file: feeds and what
+// was learned about them, entries with their first-seen time, users'
+// subscriptions and the digests built and sent. All SQL lives here.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite" // database/sql driver "sqlite", no cgo
+)
+
+// ErrLocked means another run holds the state file.
+var ErrLocked = errors.New("another feeddigest run is using this state file")
+
+// Store is an open state file, held exclusively by this process.
+type Store struct {
+	db   *sql.DB
+	lock *os.File
+	path string
+}
+
+// Open opens (creating if needed) the state file at path, takes the
+// exclusive run lock and migrates the schema. A second Open of the same
+// file, from this or another process, fails at once with ErrLocked.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("state folder: %w", err)
+	}
+	lock, err := acquireLock(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single
+	// connection makes every statement see the same transaction state.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, lock: lock, path: path}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+}
+
+// acquireLock takes a non-blocking flock on a side file. The kernel drops
+// the lock when the process dies, so a killed run never leaves it stuck.
+func acquireLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (%s); try again when it has finished", ErrLocked, path)
+		}
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	return f, nil
+}
+
+// Close closes the database and releases the lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+		s.lock.Close()
+		s.lock = nil
+	}
+	return err
+}
+
+// Path is the state file's path.
+func (s *Store) Path() string { return s.path }
+
+// unix stores a time as Unix seconds, the zero time as 0.
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func fromUnix(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(v, 0).UTC()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// inTx runs fn in one transaction, rolled back on error.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// OpenReader opens an existing state file for reading only, without the
+// run lock, so that `status` works while a run is in progress.
+func OpenReader(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	if version != SchemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("state %s has schema %d, this program reads %d: run `feeddigest run` once to migrate", path, version, SchemaVersion)
+	}
+	return &Store{db: db, path: path}, nil
+}
