@@ -243,16 +243,15 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 		}
 		switch {
 		case in(gone):
-			out = append(out, Notice{FeedURL: url, Kind: "gone", Detail: "the server answered 410 Gone; it is no longer polled"})
+			out = append(out, Notice{FeedURL: url, Kind: "gone"})
 		case in(dead):
-			out = append(out, Notice{FeedURL: url, Kind: "dead", Detail: "90 days of errors; it is no longer polled. Last error: " + lastErr})
+			out = append(out, Notice{FeedURL: url, Kind: "dead", Detail: "last error: " + lastErr})
 		}
 		if in(moved) {
 			out = append(out, Notice{FeedURL: url, Kind: "moved", NewURL: eff})
 		}
 		if in(origin) && pending != "" {
-			out = append(out, Notice{FeedURL: url, Kind: "origin", NewURL: pending,
-				Detail: "the feed says it moved to another site; still polling the old address until you update your subscription"})
+			out = append(out, Notice{FeedURL: url, Kind: "origin", NewURL: pending})
 		}
 	}
 	return out, rows.Err()

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"feeddigest/store"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		names = append(names, path)
+		return nil
+	})
+	return names
+}
+
+func TestBadConfigExitsNonZeroAndTouchesNothing(t *testing.T) {
+	tests := []struct{ name, config, want string }{
+		{"unknown key", "stat = \"x.db\"\n[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n", `unknown key "stat"`},
+		{"bad zone", "[[users]]\nname = \"a\"\ntimezone = \"Mars/Base\"\n", `"Mars/Base"`},
+		{"duplicate user", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n", `"a"`},
+		{"not http", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nfeeds = [\"ftp://x.example/f\"]\n", "ftp://x.example/f"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.config)
+			before := listDir(t, filepath.Dir(path))
+			code, _, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z")
+			if code == 0 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want non-zero naming %s", code, stderr, tt.want)
+			}
+			if after := listDir(t, filepath.Dir(path)); len(after) != len(before) {
+				t.Errorf("a bad config changed the disk: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+func TestBadNowAndUsage(t *testing.T) {
+	path := writeConfig(t, "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n")
+	if code, _, stderr := runCLI("run", "-config", path, "-now", "yesterday"); code == 0 || !strings.Contains(stderr, "RFC 3339") {
+		t.Errorf("bad -now: exit %d %q", code, stderr)
+	}
+	if code, _, _ := runCLI("frobnicate"); code != 2 {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	if code, stdout, _ := runCLI("-h"); code != 0 || !strings.Contains(stdout, "feeddigest demo") {
+		t.Errorf("help: exit %d %q", code, stdout)
+	}
+	if code, _, stderr := runCLI("run"); code == 0 || !strings.Contains(stderr, "-config") {
+		t.Errorf("missing -config: exit %d %q", code, stderr)
+	}
+}
+
+func feedServer(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<rss version="2.0"><channel><title>T</title><item><guid>g1</guid><title>Hello</title><link>https://site.example/hello</link></item></channel></rss>`)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestRunThenStatus(t *testing.T) {
+	ts := feedServer(t)
+	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%q, %q]\n",
+		ts.URL+"/feed", ts.URL+"/missing"))
+	code, stdout, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z")
+	if code != 0 {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "digests built  1") {
+		t.Errorf("summary: %s", stdout)
+	}
+	page, err := os.ReadFile(filepath.Join(filepath.Dir(path), "site", "ada", "2026-11-22.html"))
+	if err != nil || !strings.Contains(string(page), "https://site.example/hello") {
+		t.Fatalf("page: %v", err)
+	}
+	code, stdout, stderr = runCLI("status", "-config", path)
+	if code != 0 || !strings.Contains(stdout, ts.URL+"/missing") || !strings.Contains(stdout, "404") {
+		t.Errorf("status: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI("run", "-config", path, "-now", "2026-11-22T00:35:00Z", "-json")
+	if code != 0 || !strings.Contains(stdout, `"digests_built": 0`) {
+		t.Errorf("second run in the same hour: exit %d %s", code, stdout)
+	}
+}
+
+func TestOverlappingRunExitsAtOnce(t *testing.T) {
+	ts := feedServer(t)
+	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL))
+	held, err := store.Open(context.Background(), filepath.Join(filepath.Dir(path), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	code, _, stderr := runCLI("run", "-config", path)
+	if code == 0 || !strings.Contains(stderr, "another feeddigest run") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("overlapping run: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "site")); !os.IsNotExist(err) {
+		t.Errorf("overlapping run wrote the site")
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCLI("demo", "-out", out)
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, filepath.Join(out, "site", "ada", "index.html")) {
+		t.Errorf("demo does not say where to look:\n%s", stdout)
+	}
+	for _, want := range []struct{ file, text string }{
+		{"site/ada/index.html", "A Calm Blog"},
+		{"site/kenji/2026-11-23.html", "First frost"},
+		{"site/status.html", "broken.xml"},
+		{"outbox/grace-2026-11-21.eml", "Auto-Submitted: auto-generated"},
+	} {
+		b, err := os.ReadFile(filepath.Join(out, want.file))
+		if err != nil || !strings.Contains(string(b), want.text) {
+			t.Errorf("%s lacks %q (%v)", want.file, want.text, err)
+		}
+	}
+	// A second demo into the same folder starts afresh.
+	if code, _, stderr := runCLI("demo", "-out", out); code != 0 {
+		t.Errorf("second demo: %s", stderr)
+	}
+	// But it refuses a folder it did not make.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "precious.txt"), []byte("keep"), 0o644)
+	if code, _, _ := runCLI("demo", "-out", other); code == 0 {
+		t.Error("demo cleared a folder it did not make")
+	}
+}

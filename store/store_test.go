@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var ctx = context.Background()
+
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func TestLockIsExclusive(t *testing.T) {
+	s, path := openTemp(t)
+	if _, err := Open(ctx, path); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open: %v, want ErrLocked", err)
+	}
+	// Another process is locked out too (flock is per open file).
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Log("no flock(1) here: skipping the other-process check")
+	} else if out, err := exec.Command("flock", "-n", path+".lock", "true").CombinedOutput(); err == nil {
+		t.Fatalf("another process took the lock: %s", out)
+	}
+	s.Close()
+	again, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	again.Close()
+}
+
+func TestReaderWorksDuringARun(t *testing.T) {
+	s, path := openTemp(t)
+	if err := s.SyncSubscriptions(ctx, map[string][]string{"ada": {"https://a.example/feed"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenReader(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	feeds, err := r.Feeds(ctx)
+	if err != nil || len(feeds) != 1 {
+		t.Fatalf("reader: %v %v", feeds, err)
+	}
+	if _, err := OpenReader(ctx, filepath.Join(t.TempDir(), "none.db")); err == nil {
+		t.Error("reader of a missing file must fail")
+	}
+}
+
+func TestMigrationsAreVersioned(t *testing.T) {
+	s, path := openTemp(t)
+	var v int
+	s.db.QueryRow("PRAGMA user_version").Scan(&v)
+	if v != SchemaVersion {
+		t.Fatalf("user_version %d, want %d", v, SchemaVersion)
+	}
+	s.Close()
+	s2, err := Open(ctx, path) // reopening migrates nothing and keeps data
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.db.Exec("PRAGMA user_version = 999")
+	s2.Close()
+	if _, err := Open(ctx, path); err == nil {
+		t.Error("a file from a newer program must be refused")
+	}
+}
+
+func subscribe(t *testing.T, s *Store, subs map[string][]string, now time.Time) map[string]Feed {
+	t.Helper()
+	if err := s.SyncSubscriptions(ctx, subs, now); err != nil {
+		t.Fatal(err)
+	}
+	feeds, err := s.Feeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Feed{}
+	for _, f := range feeds {
+		out[f.URL] = f
+	}
+	return out
+}
+
+func save(t *testing.T, s *Store, f Feed, now time.Time, keys ...string) SaveStats {
+	t.Helper()
+	var entries []Entry
+	for _, k := range keys {
+		entries = append(entries, Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k})
+	}
+	st, err := s.SavePoll(ctx, f.ID, entries, now, func(SaveStats) Feed { f.LastPoll = now; return f })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestEntriesStoredOnceWithFirstSeen(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if st := save(t, s, f, t0, "id:1", "id:2"); st.New != 2 || st.Known != 0 {
+		t.Fatalf("first save %+v", st)
+	}
+	if st := save(t, s, f, t0.Add(time.Hour), "id:2", "id:3"); st.New != 1 || st.Known != 1 {
+		t.Fatalf("second save %+v", st)
+	}
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := s.DigestEntries(ctx, "ada", "2026-11-21")
+	seen := map[string]time.Time{}
+	for _, e := range entries {
+		seen[e.Key] = e.FirstSeen
+	}
+	if d.EntryCount != 3 || !seen["id:2"].Equal(t0) || !seen["id:3"].Equal(t0.Add(time.Hour)) {
+		t.Fatalf("digest %+v first seen %v", d, seen)
+	}
+}
+
+// The feed record is written last, in the same transaction: if storing
+// the entries fails, the record is unchanged.
+func TestFeedRecordWrittenLastInOneTransaction(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	s.db.Exec(`CREATE TRIGGER fail_on_boom BEFORE INSERT ON entries WHEN NEW.key = 'id:boom'
+		BEGIN SELECT RAISE(ABORT, 'boom'); END`)
+	f.ETag = `"new"`
+	_, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:ok"}, {Key: "id:boom"}}, t0, func(SaveStats) Feed { return f })
+	if err == nil {
+		t.Fatal("save should fail")
+	}
+	got, _ := s.Feed(ctx, f.URL)
+	if got.ETag != "" {
+		t.Errorf("feed record written despite failed entries: etag %q", got.ETag)
+	}
+	var n int
+	s.db.QueryRow("SELECT COUNT(*) FROM entries").Scan(&n)
+	if n != 0 {
+		t.Errorf("%d entries left by a failed transaction", n)
+	}
+}
+
+func TestDigestWindowsNeverRepeat(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	save(t, s, f, t0, "id:1")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	// An entry seen in the same second as the build, after it (a later pass
+	// with the same clock), must come in the next digest, and only there.
+	save(t, s, f, t0, "id:2")
+	save(t, s, f, t0.Add(time.Hour), "id:3")
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.EntryCount != 2 {
+		t.Errorf("second digest has %d entries, want 2 (id:2, id:3)", d2.EntryCount)
+	}
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	if d3.EntryCount != 0 {
+		t.Errorf("third digest repeats %d entries", d3.EntryCount)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(37*time.Hour), false); !errors.Is(err, ErrDigestExists) {
+		t.Errorf("rebuilding a digest: %v", err)
+	}
+}
+
+func TestSubscriptionsFollowTheConfig(t *testing.T) {
+	s, _ := openTemp(t)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/1", "https://a.example/2"}, "bob": {"https://a.example/2"}}, t0)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/2"}}, t0.Add(time.Hour))
+	subs, err := s.Subscribers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs["https://a.example/1"]) != 0 || len(subs["https://a.example/2"]) != 1 || subs["https://a.example/2"][0] != "ada" {
+		t.Errorf("subscribers %v", subs)
+	}
+}
+
+func TestPruneKeepsWhatDigestsStillNeed(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	save(t, s, f, t0, "id:old")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	later := t0.AddDate(0, 0, 61)
+	if n, _ := s.Prune(ctx, later.AddDate(0, 0, -60)); n != 0 {
+		t.Fatalf("pruned %d entries of an unrendered digest", n)
+	}
+	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	if n, _ := s.Prune(ctx, later.AddDate(0, 0, -60)); n != 1 {
+		t.Fatalf("pruned %d, want 1", n)
+	}
+	var links int
+	s.db.QueryRow("SELECT COUNT(*) FROM digest_entries").Scan(&links)
+	if links != 0 {
+		t.Errorf("%d digest links left to pruned entries", links)
+	}
+}
