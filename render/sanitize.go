@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html/atom"
 )
 
 // relSafe is the rel value every content link carries: the reader's
@@ -40,6 +41,13 @@ func newContentPolicy() *bluemonday.Policy {
 // remove things (pixels before, since bluemonday drops "1px" sizes and
 // styles we need to see) or rewrite already-clean attributes after.
 func SanitizeHTML(raw, base string) string {
+	return sanitize(raw, base, 0)
+}
+
+// sanitize is SanitizeHTML that also renumbers the headings to start at
+// h<top> (0: leave them), so content shown below one of our headings keeps
+// the page's outline in order.
+func sanitize(raw, base string, top int) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
 	}
@@ -52,6 +60,10 @@ func SanitizeHTML(raw, base string) string {
 	resolveURLs(body, absoluteHTTP(base))
 	body.Find("img:not([src])").Remove()
 	body.Find("a[href], area[href]").SetAttr("rel", relSafe)
+	// Ids could clash with the page's own anchors, and in-page links were
+	// resolved to the entry's page above, so they serve nothing here.
+	body.Find("[id]").RemoveAttr("id")
+	shiftHeadings(body, top)
 	// Images inside a closed <details> then load only when opened.
 	body.Find("img").SetAttr("loading", "lazy")
 	out, err := body.Html()
@@ -59,6 +71,42 @@ func SanitizeHTML(raw, base string) string {
 		return ""
 	}
 	return strings.TrimSpace(out)
+}
+
+// shiftHeadings renumbers the headings under sel so the highest becomes
+// h<top> and the others keep their distance to it, capped at h6.
+func shiftHeadings(sel *goquery.Selection, top int) {
+	if top == 0 {
+		return
+	}
+	heads := sel.Find("h1, h2, h3, h4, h5, h6")
+	highest := 6
+	for _, n := range heads.Nodes {
+		highest = min(highest, int(n.Data[1]-'0'))
+	}
+	for _, n := range heads.Nodes {
+		n.Data = "h" + strconv.Itoa(min(6, top+int(n.Data[1]-'0')-highest))
+		n.DataAtom = atom.Lookup([]byte(n.Data))
+	}
+}
+
+// shiftFragmentHeadings is shiftHeadings for trusted HTML that needs no
+// sanitising, such as the intro rendered from the config's Markdown.
+func shiftFragmentHeadings(fragment string, top int) string {
+	if !strings.Contains(strings.ToLower(fragment), "<h") {
+		return fragment
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(fragment))
+	if err != nil {
+		return fragment
+	}
+	body := doc.Find("body")
+	shiftHeadings(body, top)
+	out, err := body.Html()
+	if err != nil {
+		return fragment
+	}
+	return out
 }
 
 // dropPixels removes 1x1 (or smaller) images, the usual read trackers.

@@ -197,8 +197,11 @@ func TestSanitizeDropsTrackingPixels(t *testing.T) {
 }
 
 func TestSanitizeKeepsOrdinaryMarkup(t *testing.T) {
-	in := `<h2>Title</h2><p><em>e</em> <strong>s</strong> <code>c</code></p><ul><li>one</li></ul><pre>x := 1</pre><blockquote>q</blockquote><table><tr><td>cell</td></tr></table>`
+	in := `<h2 id="archive">Title</h2><p><em>e</em> <strong>s</strong> <code>c</code></p><ul><li>one</li></ul><pre>x := 1</pre><blockquote>q</blockquote><table><tr><td>cell</td></tr></table>`
 	doc := parseHTML(t, SanitizeHTML(in, ""))
+	if doc.Find("[id]").Length() != 0 {
+		t.Error("content ids kept; they could clash with the page's anchors")
+	}
 	for _, sel := range []string{"h2", "em", "strong", "code", "ul li", "pre", "blockquote", "td"} {
 		if doc.Find(sel).Length() == 0 {
 			t.Errorf("%s was removed", sel)
@@ -206,6 +209,21 @@ func TestSanitizeKeepsOrdinaryMarkup(t *testing.T) {
 	}
 	if SanitizeHTML("   ", "") != "" {
 		t.Error("blank input should give empty output")
+	}
+}
+
+func TestSanitizeDemotesHeadings(t *testing.T) {
+	in := `<h2>a</h2><h3>b</h3><h5>c</h5><h1>d</h1>`
+	if out := SanitizeHTML(in, ""); out != in {
+		t.Errorf("SanitizeHTML changed the headings: %s", out)
+	}
+	doc := parseHTML(t, sanitize(in, "", 4))
+	var got []string
+	doc.Find("h1, h2, h3, h4, h5, h6").Each(func(_ int, h *goquery.Selection) {
+		got = append(got, h.Nodes[0].Data+":"+h.Text())
+	})
+	if want := "h5:a h6:b h6:c h4:d"; strings.Join(got, " ") != want {
+		t.Errorf("headings %v, want %s", got, want)
 	}
 }
 

@@ -76,8 +76,10 @@ func newDigestView(d Digest) (*digestView, error) {
 	loc := zone(d)
 	v := &digestView{
 		User: d.User, Date: d.Date, Day: day,
-		Title:     "Digest for " + day.Format(dayLayout),
-		Intro:     template.HTML(d.IntroHTML), // trusted: rendered by us from the config's Markdown
+		Title: "Digest for " + day.Format(dayLayout),
+		// Trusted: rendered by us from the config's Markdown. Its headings
+		// go below the page's h1, beside the feeds' h2.
+		Intro:     template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
 		IntroText: plainText(d.IntroHTML),
 		Built:     showTime(d.BuiltAt, loc, entryLayout),
 		Zone:      loc.String(),
@@ -95,6 +97,10 @@ func newDigestView(d Digest) (*digestView, error) {
 	}
 	return v, nil
 }
+
+// entryContentHeading is the first heading level inside an entry's
+// content: below the entry's own h3.
+const entryContentHeading = 4
 
 // zone is where the digest's reader lives; UTC when unknown.
 func zone(d Digest) *time.Location {
@@ -128,7 +134,7 @@ func newEntryView(e Entry, g FeedGroup, name string, loc *time.Location) entryVi
 		FeedName: name,
 		Author:   plainText(e.Author),
 		Excerpt:  Excerpt(e),
-		Content:  template.HTML(SanitizeHTML(contentOf(e), link)),
+		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading)),
 	}
 	when := e.Published
 	if when.IsZero() {
