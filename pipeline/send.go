@@ -14,6 +14,9 @@ func (p *pass) send(ctx context.Context) error {
 	if p.cfg.Email.SMTP == "" {
 		return nil
 	}
+	if err := p.warnInterruptedSends(ctx); err != nil {
+		return err
+	}
 	pending, err := p.st.Unsent(ctx)
 	if err != nil || len(pending) == 0 {
 		return err
@@ -39,7 +42,13 @@ func (p *pass) send(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 		}
-		sendErr := sender.Send(ctx, msg)
+		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); err != nil {
+			return err
+		}
+		// An interrupt must not cut a conversation in half: the server may
+		// have taken the mail when we stop listening. The sender has its
+		// own timeout.
+		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
 		if sendErr != nil {
 			p.sum.SendFailures++
 			p.opts.Log.Warn("send failed; will retry next run", "user", d.User, "date", d.Date, "error", sendErr)
@@ -60,8 +69,24 @@ func (p *pass) newSender() (*render.Sender, error) {
 		return nil, err
 	}
 	var opts []render.SenderOption
-	if p.cfg.Email.TLS == "none" {
+	switch p.cfg.Email.TLS {
+	case "none":
 		opts = append(opts, render.WithoutTLS())
+	case "opportunistic":
+	default: // "starttls", the default
+		opts = append(opts, render.WithRequiredTLS())
 	}
 	return render.NewSender(host, port, user, p.opts.SMTPPassword, implicitTLS, opts...)
+}
+
+// warnInterruptedSends reports sends cut off by a crash. They are not
+// retried: the server may have taken the mail, and a digest is sent at
+// most once.
+func (p *pass) warnInterruptedSends(ctx context.Context) error {
+	cut, err := p.st.InterruptedSends(ctx)
+	for _, d := range cut {
+		p.opts.Log.Warn("a send was interrupted by a crash; not sent again to avoid a duplicate",
+			"user", d.User, "date", d.Date, "started", d.SendStarted)
+	}
+	return err
 }

@@ -148,15 +148,22 @@ type Sender struct {
 type SenderOption func(*senderConfig)
 
 type senderConfig struct {
-	noTLS   bool
-	timeout time.Duration
-	helo    string
+	noTLS      bool
+	requireTLS bool
+	timeout    time.Duration
+	helo       string
 }
 
 // WithoutTLS sends over plain SMTP without even trying STARTTLS: for tests
 // and trusted local relays only.
 func WithoutTLS() SenderOption {
 	return func(c *senderConfig) { c.noTLS = true }
+}
+
+// WithRequiredTLS refuses to send unless the server offers STARTTLS, so
+// the password and the mail never cross the network in clear.
+func WithRequiredTLS() SenderOption {
+	return func(c *senderConfig) { c.requireTLS = true }
 }
 
 // WithTimeout replaces the 30 s SMTP timeout.
@@ -199,6 +206,8 @@ func clientOptions(cfg senderConfig, port int, username, password string, implic
 		opts = append(opts, mail.WithSSL())
 	case cfg.noTLS:
 		opts = append(opts, mail.WithTLSPolicy(mail.NoTLS))
+	case cfg.requireTLS:
+		opts = append(opts, mail.WithTLSPolicy(mail.TLSMandatory))
 	default:
 		opts = append(opts, mail.WithTLSPolicy(mail.TLSOpportunistic))
 	}

@@ -382,3 +382,19 @@ func TestSenderDefaults(t *testing.T) {
 	}
 	var _ *mail.Msg // the Sender sends go-mail messages
 }
+
+func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
+	sink := &smtpSink{}
+	_, port := startSMTP(t, sink)
+	s, err := NewSender("127.0.0.1", port, "", "", false, WithRequiredTLS(), WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := EmailMessage(sampleDigest(t), testFrom, "")
+	if err := s.Send(context.Background(), msg); err == nil {
+		t.Error("sent to a server without STARTTLS although TLS is required")
+	}
+	if n := len(sink.mails()); n != 0 {
+		t.Errorf("server received %d messages", n)
+	}
+}

@@ -33,19 +33,24 @@ type Digest struct {
 	SendWanted bool
 	SentAt     time.Time
 	SendError  string
+	// SendStarted is set while a send is in progress. Still set at the
+	// next run, it means the run died mid-send: the mail may or may not
+	// have gone, and it is not sent again automatically.
+	SendStarted time.Time
 }
 
-const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error"
+const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started"
 
 func scanDigest(row scanner) (Digest, error) {
 	var d Digest
-	var since, built, rendered, sent int64
+	var since, built, rendered, sent, started int64
 	var wanted int
 	var notices string
-	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError); err != nil {
+	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
+	d.SendStarted = fromUnix(started)
 	d.SendWanted = wanted != 0
 	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
 		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
@@ -90,9 +95,28 @@ func (s *Store) Unrendered(ctx context.Context) ([]Digest, error) {
 	return s.queryDigests(ctx, "WHERE rendered_at = 0 ORDER BY built_at, user")
 }
 
-// Unsent lists digests that want sending and are not sent yet, oldest first.
+// Unsent lists digests that want sending, are not sent yet, and whose
+// last attempt (if any) failed cleanly; oldest first.
 func (s *Store) Unsent(ctx context.Context) ([]Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 ORDER BY built_at, user")
+	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 ORDER BY built_at, user")
+}
+
+// InterruptedSends lists digests whose send was cut off by a crash.
+func (s *Store) InterruptedSends(ctx context.Context) ([]Digest, error) {
+	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started != 0 ORDER BY built_at, user")
+}
+
+// BeginSend records, before the SMTP conversation, that a send started.
+func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ?", unix(now), user, date)
+	return err
+}
+
+// RetrySend makes an interrupted send eligible again (a user's decision:
+// the mail may arrive twice).
+func (s *Store) RetrySend(ctx context.Context, user, date string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = 0 WHERE user = ? AND date = ? AND sent_at = 0", user, date)
+	return err
 }
 
 // MarkRendered records that a digest's pages (and outbox file) are written.
@@ -101,10 +125,11 @@ func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Ti
 	return err
 }
 
-// MarkSent records a sent digest (err nil) or why sending failed.
+// MarkSent records a sent digest (err nil) or why sending failed; a
+// failed send is retried at the next run.
 func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time, sendErr error) error {
 	if sendErr != nil {
-		_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_error = ? WHERE user = ? AND date = ?", sendErr.Error(), user, date)
+		_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_error = ?, send_started = 0 WHERE user = ? AND date = ?", sendErr.Error(), user, date)
 		return err
 	}
 	_, err := s.db.ExecContext(ctx, "UPDATE digests SET sent_at = ?, send_error = '' WHERE user = ? AND date = ?", unix(now), user, date)

@@ -108,7 +108,7 @@ func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ? AND id NOT IN (
 		SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
-		WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0))`, unix(cutoff))
+		WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0))`, unix(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
 	}

@@ -82,6 +82,9 @@ var migrations = []string{
 		FOREIGN KEY (user, date) REFERENCES digests(user, date) ON DELETE CASCADE
 	);
 	CREATE INDEX digest_entries_by_digest ON digest_entries (user, date);`,
+	// 2: a send in progress is recorded before the SMTP conversation, so a
+	// run killed mid-send never mails the same digest twice.
+	`ALTER TABLE digests ADD COLUMN send_started INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the version a migrated file has.
