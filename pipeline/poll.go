@@ -54,6 +54,9 @@ func (p *pass) poll(ctx context.Context) error {
 		}
 		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: r.feed.URL})
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err)
+	}
 	return saveErr
 }
 
@@ -74,6 +77,11 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 			for job := range work {
 				f := byURL[job.URL]
 				res := client.Poll(ctx, pollRequest(f), p.opts.Now)
+				if ctx.Err() != nil {
+					// Interrupted: the feed did not fail, we stopped
+					// listening. Its record stays as it was, due again.
+					continue
+				}
 				out <- polled{feed: f, why: job.Why, res: res}
 			}
 		}()

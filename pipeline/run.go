@@ -109,6 +109,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
 	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.render, p.send, p.prune}
 	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return sum, fmt.Errorf("interrupted: %w", err)
+		}
 		if err := step(ctx); err != nil {
 			return sum, err
 		}

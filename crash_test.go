@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// buildBinary builds feeddigest once for the tests that run the real
+// program as a separate process.
+var buildBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "feeddigest-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "feeddigest")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the real binary")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// slowSite serves RSS feeds whose entries appear hour by hour of the
+// simulated clock, each response after a delay, so a run can be killed
+// in the middle of its work.
+type slowSite struct {
+	mu    sync.Mutex
+	posts map[string][]string // feed path -> entry ids, oldest first
+	delay time.Duration
+}
+
+func (s *slowSite) post(feed, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.posts[feed] = append(s.posts[feed], id)
+}
+
+func (s *slowSite) setDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+}
+
+func (s *slowSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	delay := s.delay
+	s.mu.Unlock()
+	select {
+	case <-time.After(delay):
+	case <-r.Context().Done():
+		return
+	}
+	s.mu.Lock()
+	ids := append([]string(nil), s.posts[r.URL.Path]...)
+	s.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
+	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
+		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link></item>`, ids[i])
+	}
+	b.WriteString(`</channel></rss>`)
+	etag := fmt.Sprintf(`"%d-%d"`, len(ids), len(r.URL.Path))
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	io.WriteString(w, b.String())
+}
+
+// mailCounter is an SMTP server that counts messages by Message-ID.
+type mailCounter struct {
+	mu    sync.Mutex
+	count map[string]int
+}
+
+func (m *mailCounter) NewSession(*smtp.Conn) (smtp.Session, error) { return &mailSession{m: m}, nil }
+
+type mailSession struct{ m *mailCounter }
+
+func (s *mailSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *mailSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (s *mailSession) Reset()                               {}
+func (s *mailSession) Logout() error                        { return nil }
+func (s *mailSession) Data(r io.Reader) error {
+	msg, _ := io.ReadAll(r)
+	id := regexp.MustCompile(`(?m)^Message-ID: (.*?)\r?$`).FindSubmatch(msg)
+	if id == nil {
+		return errors.New("no Message-ID")
+	}
+	s.m.mu.Lock()
+	s.m.count[string(id[1])]++
+	s.m.mu.Unlock()
+	return nil
+}
+
+func startMailCounter(t *testing.T) (*mailCounter, int) {
+	m := &mailCounter{count: map[string]int{}}
+	srv := smtp.NewServer(m)
+	srv.Domain = "localhost"
+	srv.AllowInsecureAuth = true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return m, l.Addr().(*net.TCPAddr).Port
+}
+
+var pageEntry = regexp.MustCompile(`href="https://site\.example/([a-z]+-[0-9]+)"`)
+
+// pageCounts counts, per entry id, the daily pages of user that link it.
+func pageCounts(t *testing.T, site, user string) map[string]int {
+	t.Helper()
+	pages, _ := filepath.Glob(filepath.Join(site, user, "????-??-??.html"))
+	counts := map[string]int{}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, m := range pageEntry.FindAllSubmatch(b, -1) {
+			seen[string(m[1])] = true
+		}
+		for id := range seen {
+			counts[id]++
+		}
+	}
+	return counts
+}
+
+type crashWorld struct {
+	bin, config, site string
+	users             map[string][]string // user -> feed paths
+	feeds             *slowSite
+	mail              *mailCounter
+}
+
+func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
+	site := &slowSite{posts: map[string][]string{}, delay: delay}
+	ts := httptest.NewServer(site)
+	t.Cleanup(ts.Close)
+	mail, port := startMailCounter(t)
+	dir := t.TempDir()
+	users := map[string][]string{
+		"ada":   {"/a", "/b", "/c"},
+		"grace": {"/b", "/d"},
+		"kenji": {"/a", "/d", "/e"},
+	}
+	zones := map[string]string{"ada": "Europe/London", "grace": "America/New_York", "kenji": "Asia/Tokyo"}
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 2\nper_host = 1\nhost_rate = 1000.0\n")
+	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = \"smtp://127.0.0.1:%d\"\ntls = \"none\"\n", port)
+	for _, u := range []string{"ada", "grace", "kenji"} {
+		var urls []string
+		for _, f := range users[u] {
+			urls = append(urls, fmt.Sprintf("%q", ts.URL+f))
+		}
+		fmt.Fprintf(&cfg, "[[users]]\nname = %q\ntimezone = %q\nemail = \"%s@example.org\"\nfeeds = [%s]\n", u, zones[u], u, strings.Join(urls, ", "))
+	}
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &crashWorld{bin: binary(t), config: path, site: filepath.Join(dir, "site"), users: users, feeds: site, mail: mail}
+}
+
+func (w *crashWorld) command(now time.Time) *exec.Cmd {
+	cmd := exec.Command(w.bin, "run", "-config", w.config, "-now", now.Format(time.RFC3339))
+	cmd.Env = append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=")
+	return cmd
+}
+
+// runToEnd runs the binary to completion; it must succeed.
+func (w *crashWorld) runToEnd(t *testing.T, now time.Time) {
+	t.Helper()
+	out, err := w.command(now).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run at %s: %v\n%s", now, err, out)
+	}
+}
+
+// check: every posted entry in exactly one daily page of every
+// subscriber, and no digest mailed twice.
+func (w *crashWorld) check(t *testing.T, posted map[string]string) {
+	t.Helper()
+	for user, feeds := range w.users {
+		got := pageCounts(t, w.site, user)
+		for id, feed := range posted {
+			want := 0
+			for _, f := range feeds {
+				if f == feed {
+					want = 1
+				}
+			}
+			if got[id] != want {
+				t.Errorf("%s: entry %s (%s) in %d daily pages, want %d", user, id, feed, got[id], want)
+			}
+		}
+	}
+	w.mail.mu.Lock()
+	defer w.mail.mu.Unlock()
+	for id, n := range w.mail.count {
+		if n > 1 {
+			t.Errorf("digest %s mailed %d times", id, n)
+		}
+	}
+}
+
+func TestKilledRunsLoseNothingAndRepeatNothing(t *testing.T) {
+	w := newCrashWorld(t, 15*time.Millisecond)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	posted := map[string]string{}
+	feeds := []string{"/a", "/b", "/c", "/d", "/e"}
+	start := time.Date(2026, 11, 20, 0, 10, 0, 0, time.UTC)
+	kills, n := 0, 0
+	for h := range 40 {
+		now := start.Add(time.Duration(h) * time.Hour)
+		for _, f := range feeds {
+			if rng.IntN(3) == 0 {
+				n++
+				id := fmt.Sprintf("%s-%d", f[1:], n)
+				w.feeds.post(f, id)
+				posted[id] = f
+			}
+		}
+		// Kill the run at a random moment, up to three times, then let one finish.
+		for range rng.IntN(4) {
+			cmd := w.command(now)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			kills++
+		}
+		w.runToEnd(t, now)
+	}
+	// A quiet day after: every subscriber's next digest takes the rest.
+	for h := 40; h < 66; h++ {
+		w.runToEnd(t, start.Add(time.Duration(h)*time.Hour))
+	}
+	t.Logf("%d entries, %d kills, %d digests mailed", len(posted), kills, len(w.mail.count))
+	w.check(t, posted)
+	outbox, _ := filepath.Glob(filepath.Join(filepath.Dir(w.config), "outbox", "*.eml"))
+	if len(w.mail.count) > len(outbox) || len(w.mail.count) < len(outbox)-kills {
+		t.Errorf("%d digests mailed for %d in the outbox (%d kills)", len(w.mail.count), len(outbox), kills)
+	}
+}
+
+func TestInterruptedRunStopsCleanly(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			w := newCrashWorld(t, 2*time.Second)
+			for _, f := range []string{"/a", "/b", "/c", "/d", "/e"} {
+				w.feeds.post(f, f[1:]+"-1")
+			}
+			now := time.Date(2026, 11, 20, 0, 10, 0, 0, time.UTC)
+			cmd := w.command(now)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Errorf("an interrupted run exited 0")
+				}
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the run did not stop on " + sig.String())
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("stderr does not say it was interrupted: %q", stderr.String())
+			}
+			first, _ := bufio.NewReader(strings.NewReader(stderr.String())).ReadString('\n')
+			t.Logf("said: %s", strings.TrimSpace(first))
+			// The lock is free and the next run completes the work.
+			w.feeds.setDelay(0)
+			w.runToEnd(t, now)
+			posted := map[string]string{}
+			for _, f := range []string{"/a", "/b", "/c", "/d", "/e"} {
+				posted[f[1:]+"-1"] = f
+			}
+			w.check(t, posted)
+		})
+	}
+}
