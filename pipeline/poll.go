@@ -151,12 +151,12 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 		log.Info("unchanged")
 	case fetch.OutcomeGone:
 		p.sum.Failed++
-		log.Warn("feed gone (410): no longer polled")
+		log.Info("feed gone (410): no longer polled")
 		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: gone (410)", r.feed.URL))
 		return false, nil
 	default:
 		p.sum.Failed++
-		log.Warn("poll failed", "error", res.Err)
+		log.Info("poll failed", "error", res.Err)
 		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", r.feed.URL, res.Err))
 		return false, nil
 	}

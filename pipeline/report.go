@@ -3,11 +3,45 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 )
 
-// ProgressPrinter reports a pass's progress as plain lines, which read
-// well both on a terminal and in a CI log.
+// ProgressPrinter reports a pass's progress on w: a progress bar when w
+// is a terminal, plain lines otherwise (a CI log, a cron mail).
 func ProgressPrinter(w io.Writer) func(Event) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return progressBar(w)
+	}
+	return plainProgress(w)
+}
+
+// progressBar draws one bar for the polls and prints the other events
+// as lines under it.
+func progressBar(w io.Writer) func(Event) {
+	var bar *progressbar.ProgressBar
+	return func(e Event) {
+		switch {
+		case e.Kind == "due" && e.Total > 0:
+			bar = progressbar.NewOptions(e.Total, progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("polling"), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish())
+		case e.Kind == "polled" && bar != nil:
+			bar.Describe(fmt.Sprintf("polling (%d failed)", e.Failed))
+			bar.Set(e.Done)
+			if e.Done == e.Total {
+				bar.Finish()
+				fmt.Fprintf(w, "polled %d feeds (%d failed)\n", e.Total, e.Failed)
+			}
+		default:
+			plainProgress(w)(e)
+		}
+	}
+}
+
+func plainProgress(w io.Writer) func(Event) {
 	return func(e Event) {
 		switch e.Kind {
 		case "due":
