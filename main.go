@@ -30,6 +30,18 @@ Usage:
       the clock, e.g. -now 2026-11-22T00:05:00Z.
   feeddigest status -config FILE
       A table of feeds: last poll, status, next allowed poll, errors, why.
+  feeddigest check -config FILE
+      Validates the config, then polls each feed once and shows what it
+      found: status, format, title, entries, validators, freshness hints,
+      redirects, Retry-After or the error. Opens no state and writes
+      nothing. Exit 0 when every feed answered with a feed; 1 when the
+      config is invalid or any feed failed.
+  feeddigest import -config FILE -user NAME OPMLFILE
+      Adds the http(s) feeds of an OPML file to NAME's feeds in FILE,
+      keeping its comments and layout; lists what was added and skipped.
+  feeddigest export -config FILE [-user NAME]
+      Writes OPML on stdout: NAME's feeds, or every user's (a folder each),
+      titled from the state file when there is one.
   feeddigest demo [-out DIR]
       The whole pipeline offline, on sample feeds served on 127.0.0.1.
       Start here.
@@ -56,6 +68,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = statusCmd(ctx, rest, stdout, stderr)
 	case "demo":
 		err = demoCmd(ctx, rest, stdout, stderr)
+	case "check":
+		err = checkCmd(ctx, rest, stdout, stderr)
+	case "import":
+		err = importCmd(ctx, rest, stdout, stderr)
+	case "export":
+		err = exportCmd(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -37,7 +37,7 @@ func (p *pass) poll(ctx context.Context) error {
 	if err := p.startDelay(ctx); err != nil {
 		return err
 	}
-	client := newClient(p.cfg)
+	client := NewClient(p.cfg)
 	defer client.Close()
 	results := make(chan polled)
 	go p.fetchAll(ctx, client, polls, byURL, results)

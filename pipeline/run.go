@@ -160,8 +160,9 @@ func (p *pass) prune(ctx context.Context) error {
 	return err
 }
 
-// newClient builds the one HTTP client of a pass.
-func newClient(cfg *config.Config) *fetch.Client {
+// NewClient builds the HTTP client the configuration describes: one for
+// the whole pass.
+func NewClient(cfg *config.Config) *fetch.Client {
 	return fetch.New(fetch.Options{
 		Contact:              cfg.Fetch.Contact,
 		Timeout:              cfg.Fetch.Timeout,

@@ -286,7 +286,7 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 // subscription order, newest first within a feed.
 func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		e.summary, e.author, e.published, e.first_seen FROM digest_entries de
+		e.content_z, e.summary, e.summary_z, e.author, e.published, e.first_seen FROM digest_entries de
 		JOIN entries e ON e.id = de.entry_id JOIN feeds f ON f.id = e.feed_id
 		WHERE de.user = ? AND de.date = ? ORDER BY f.url, `+newestFirst, user, date)
 	if err != nil {
@@ -297,9 +297,17 @@ func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, 
 	for rows.Next() {
 		var e Entry
 		var pub, seen int64
+		var contentZ, summaryZ []byte
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&e.Summary, &e.Author, &pub, &seen); err != nil {
+			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen); err != nil {
 			return nil, err
+		}
+		var err error
+		if e.Content, err = decompress(contentZ, e.Content); err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
 		out = append(out, e)

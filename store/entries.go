@@ -65,19 +65,20 @@ func (s *Store) UpdateFeed(ctx context.Context, f Feed) error {
 }
 
 func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now time.Time) (bool, error) {
+	content, summary := compress(e.Content), compress(e.Summary)
 	res, err := tx.ExecContext(ctx, `INSERT INTO entries
-		(feed_id, key, title, link, content, summary, author, published, first_seen)
+		(feed_id, key, title, link, content_z, summary_z, author, published, first_seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
-		feedID, e.Key, e.Title, e.Link, e.Content, e.Summary, e.Author, unix(e.Published), unix(now))
+		feedID, e.Key, e.Title, e.Link, content, summary, e.Author, unix(e.Published), unix(now))
 	if err != nil {
 		return false, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		return true, nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE entries SET title = ?, link = ?, content = ?, summary = ?,
-		author = ?, published = ? WHERE feed_id = ? AND key = ?`,
-		e.Title, e.Link, e.Content, e.Summary, e.Author, unix(e.Published), feedID, e.Key)
+	_, err = tx.ExecContext(ctx, `UPDATE entries SET title = ?, link = ?, content = '', summary = '',
+		content_z = ?, summary_z = ?, author = ?, published = ? WHERE feed_id = ? AND key = ?`,
+		e.Title, e.Link, content, summary, e.Author, unix(e.Published), feedID, e.Key)
 	return false, err
 }
 

@@ -120,38 +120,66 @@ func (s *Store) Feed(ctx context.Context, url string) (Feed, error) {
 // with now (so its first digest takes only the newest entries), and
 // subscriptions no longer configured are dropped. Feed records and their
 // entries stay, for other subscribers and for a later re-subscription.
+// Only the differences are written: an hourly run usually writes nothing.
 func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string, now time.Time) error {
+	have, err := s.subscriptionSet(ctx)
+	if err != nil {
+		return err
+	}
 	users := make([]string, 0, len(subs))
 	for u := range subs {
 		users = append(users, u)
 	}
 	sort.Strings(users)
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS wanted (user TEXT, url TEXT)"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM temp.wanted"); err != nil {
-			return err
-		}
 		for _, u := range users {
 			for _, url := range subs[u] {
-				if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO feeds (url) VALUES (?)", url); err != nil {
-					return err
+				key := subscription{u, url}
+				if have[key] {
+					delete(have, key)
+					continue
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO subscriptions (user, feed_id, added_at)
-					SELECT ?, id, ? FROM feeds WHERE url = ?`, u, unix(now), url); err != nil {
-					return err
-				}
-				if _, err := tx.ExecContext(ctx, "INSERT INTO temp.wanted VALUES (?, ?)", u, url); err != nil {
+				if err := addSubscription(ctx, tx, u, url, now); err != nil {
 					return err
 				}
 			}
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM subscriptions WHERE NOT EXISTS (
-			SELECT 1 FROM temp.wanted w JOIN feeds f ON f.url = w.url
-			WHERE w.user = subscriptions.user AND f.id = subscriptions.feed_id)`)
-		return err
+		for gone := range have { // configured no more
+			if _, err := tx.ExecContext(ctx, `DELETE FROM subscriptions WHERE user = ?
+				AND feed_id = (SELECT id FROM feeds WHERE url = ?)`, gone.user, gone.url); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+type subscription struct{ user, url string }
+
+func (s *Store) subscriptionSet(ctx context.Context) (map[subscription]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT s.user, f.url FROM subscriptions s JOIN feeds f ON f.id = s.feed_id")
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	defer rows.Close()
+	set := map[subscription]bool{}
+	for rows.Next() {
+		var sub subscription
+		if err := rows.Scan(&sub.user, &sub.url); err != nil {
+			return nil, err
+		}
+		set[sub] = true
+	}
+	return set, rows.Err()
+}
+
+func addSubscription(ctx context.Context, tx *sql.Tx, user, url string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO feeds (url) VALUES (?)", url); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO subscriptions (user, feed_id, added_at)
+		SELECT ?, id, ? FROM feeds WHERE url = ?`, user, unix(now), url)
+	return err
 }
 
 // Subscribers returns, per feed URL, the users subscribed to it.

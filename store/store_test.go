@@ -217,3 +217,37 @@ func TestPruneKeepsWhatDigestsStillNeed(t *testing.T) {
 		t.Errorf("%d digest links left to pruned entries", links)
 	}
 }
+
+func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	long := ""
+	for range 200 {
+		long += "<p>Some paragraph of a post.</p>"
+	}
+	if _, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:new", Content: long, Summary: "sum"}}, t0,
+		func(SaveStats) Feed { return f }); err != nil {
+		t.Fatal(err)
+	}
+	// A row from before compression: plain text, no blob.
+	s.db.Exec(`INSERT INTO entries (feed_id, key, content, summary, first_seen) VALUES (?, 'id:old', 'plain', 'old sum', ?)`, f.ID, t0.Unix())
+	var stored int
+	s.db.QueryRow("SELECT LENGTH(content_z) FROM entries WHERE key = 'id:new'").Scan(&stored)
+	if stored == 0 || stored > len(long)/4 {
+		t.Errorf("stored %d bytes for %d of text", stored, len(long))
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.DigestEntries(ctx, "ada", "2026-11-21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Key] = e
+	}
+	if got["id:new"].Content != long || got["id:new"].Summary != "sum" || got["id:old"].Content != "plain" || got["id:old"].Summary != "old sum" {
+		t.Errorf("texts not read back: %+v", got)
+	}
+}
