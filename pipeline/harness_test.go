@@ -126,7 +126,8 @@ site_dir = "site"
 ` + extra + `
 [fetch]
 allow_private_networks = true
-host_rate = 100.0
+host_rate = 1000.0
+per_host = 8
 [email]
 from = "Digest <digest@example.org>"
 outbox = "outbox"

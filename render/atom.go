@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"sort"
 	"time"
 )
@@ -93,7 +94,7 @@ func newestDigests(digests []Digest) []Digest {
 }
 
 func newAtomEntry(user, siteURL string, d Digest, updated time.Time) (atomEntry, error) {
-	v, err := newDigestView(d)
+	v, err := newAtomSummaryView(d)
 	if err != nil {
 		return atomEntry{}, err
 	}
@@ -120,4 +121,27 @@ func builtOr(t, fallback time.Time) time.Time {
 		return fallback
 	}
 	return t
+}
+
+// newAtomSummaryView is the part of a digest's view that its Atom summary
+// shows: feed names and display titles. It skips sanitising every entry's
+// content, which the feed of thirty digests would otherwise redo each run.
+func newAtomSummaryView(d Digest) (*digestView, error) {
+	day, err := time.Parse(dateLayout, d.Date)
+	if err != nil {
+		return nil, fmt.Errorf("render: digest of %q: bad date %q: %w", d.User, d.Date, err)
+	}
+	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: "Digest for " + day.Format(dayLayout)}
+	for _, g := range d.Groups {
+		gv := groupView{Name: feedName(g.FeedName, g.FeedURL)}
+		for _, e := range g.Entries {
+			gv.Entries = append(gv.Entries, entryView{Title: DisplayTitle(e)})
+		}
+		v.Groups = append(v.Groups, gv)
+		v.Count += len(gv.Entries)
+	}
+	for _, n := range d.Notices {
+		v.Notices = append(v.Notices, newNoticeView(n))
+	}
+	return v, nil
 }
