@@ -98,7 +98,12 @@ feeds = [%s]
 	}
 	t.Logf("%d days, %d feeds, %d entries: %d polls, %d requests, state file %.2f MB, %v",
 		days, feeds, len(all), polls, requests, float64(info.Size())/1e6, elapsed.Round(time.Second))
-	if info.Size() > 5<<20 {
+	if keep := os.Getenv("FEEDDIGEST_KEEP_STATE"); keep != "" {
+		if b, err := os.ReadFile(cfg.State); err == nil {
+			os.WriteFile(keep, b, 0o644)
+		}
+	}
+	if info.Size() > 5_000_000 {
 		t.Errorf("state file %d bytes, want under 5 MB", info.Size())
 	}
 	for _, user := range []string{"ada", "grace", "kenji"} {

@@ -156,9 +156,20 @@ func (p *pass) prune(ctx context.Context) error {
 		return nil
 	}
 	n, err := p.st.Prune(ctx, p.opts.Now.Add(-p.cfg.Retention))
+	if err != nil {
+		return err
+	}
 	p.sum.Pruned = n
-	return err
+	if _, err := p.st.DropTexts(ctx, p.opts.Now.Add(-min(p.cfg.Retention, TextRetention))); err != nil {
+		return err
+	}
+	return p.st.Compact(ctx)
 }
+
+// TextRetention is how long entries keep their full texts: long after
+// every subscriber's digest showing them was built, even with cron off
+// for days. Identities and titles stay for the whole retention period.
+const TextRetention = 14 * 24 * time.Hour
 
 // NewClient builds the HTTP client the configuration describes: one for
 // the whole pass.

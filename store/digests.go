@@ -286,8 +286,9 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 // subscription order, newest first within a feed.
 func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		e.content_z, e.summary, e.summary_z, e.author, e.published, e.first_seen FROM digest_entries de
+		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen FROM digest_entries de
 		JOIN entries e ON e.id = de.entry_id JOIN feeds f ON f.id = e.feed_id
+		LEFT JOIN entry_texts t ON t.entry_id = e.id
 		WHERE de.user = ? AND de.date = ? ORDER BY f.url, `+newestFirst, user, date)
 	if err != nil {
 		return nil, fmt.Errorf("digest entries: %w", err)

@@ -65,21 +65,28 @@ func (s *Store) UpdateFeed(ctx context.Context, f Feed) error {
 }
 
 func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now time.Time) (bool, error) {
-	content, summary := compress(e.Content), compress(e.Summary)
-	res, err := tx.ExecContext(ctx, `INSERT INTO entries
-		(feed_id, key, title, link, content_z, summary_z, author, published, first_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
-		feedID, e.Key, e.Title, e.Link, content, summary, e.Author, unix(e.Published), unix(now))
+	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
+		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now))
 	if err != nil {
 		return false, err
 	}
+	var id int64
+	isNew := false
 	if n, _ := res.RowsAffected(); n == 1 {
-		return true, nil
+		id, err = res.LastInsertId()
+		isNew = true
+	} else {
+		err = tx.QueryRowContext(ctx, `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
+			content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`,
+			e.Title, e.Link, e.Author, unix(e.Published), feedID, e.Key).Scan(&id)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE entries SET title = ?, link = ?, content = '', summary = '',
-		content_z = ?, summary_z = ?, author = ?, published = ? WHERE feed_id = ? AND key = ?`,
-		e.Title, e.Link, content, summary, e.Author, unix(e.Published), feedID, e.Key)
-	return false, err
+	if err != nil {
+		return false, err
+	}
+	_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z) VALUES (?, ?, ?)",
+		id, compress(e.Content), compress(e.Summary))
+	return isNew, err
 }
 
 func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
@@ -104,14 +111,55 @@ func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
 	return nil
 }
 
-// Prune deletes entries first seen before cutoff, except those a digest
-// still waits to render or send, and digests' entry links with them.
+// stillNeeded selects the entries that a digest not yet rendered, or not
+// yet sent, still has to show.
+const stillNeeded = `SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
+	WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0)`
+
+// Prune deletes entries first seen before cutoff, and with them their
+// digests' links, except those a digest still waits to render or send.
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ? AND id NOT IN (
-		SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
-		WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0))`, unix(cutoff))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ? AND id NOT IN (`+stillNeeded+`)`, unix(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
 	}
 	return res.RowsAffected()
+}
+
+// DropTexts forgets the full texts of entries first seen before cutoff,
+// keeping what identifies them (so they are never shown again) and their
+// titles. By then every subscriber's digest showing them was written; the
+// texts are most of the state file's size.
+func (s *Store) DropTexts(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM entry_texts WHERE entry_id IN
+		(SELECT id FROM entries WHERE first_seen < ?) AND entry_id NOT IN (`+stillNeeded+`)`, unix(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("drop old entry texts: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	// Texts of schema-1 rows live in entries itself.
+	if _, err := s.db.ExecContext(ctx, `UPDATE entries SET content = '', summary = ''
+		WHERE first_seen < ? AND (content != '' OR summary != '') AND id NOT IN (`+stillNeeded+`)`, unix(cutoff)); err != nil {
+		return n, fmt.Errorf("drop old entry texts: %w", err)
+	}
+	return n, nil
+}
+
+// Compact gives free pages back to the file system when a quarter of the
+// file is free, so the state stays small in a CI cache.
+func (s *Store) Compact(ctx context.Context) error {
+	var pages, free int64
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return err
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&free); err != nil {
+		return err
+	}
+	if free*4 < pages {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
+		return fmt.Errorf("compact state: %w", err)
+	}
+	return nil
 }

@@ -85,9 +85,14 @@ var migrations = []string{
 	// 2: a send in progress is recorded before the SMTP conversation, so a
 	// run killed mid-send never mails the same digest twice.
 	`ALTER TABLE digests ADD COLUMN send_started INTEGER NOT NULL DEFAULT 0;`,
-	// 3: entry texts compressed (see compress.go); old rows keep theirs.
-	`ALTER TABLE entries ADD COLUMN content_z BLOB;
-	ALTER TABLE entries ADD COLUMN summary_z BLOB;`,
+	// 3: entry texts compressed (see compress.go), in a table of their own
+	// so that dropping old texts frees whole pages for new ones. Rows of
+	// schema 1 keep their plain texts in entries.
+	`CREATE TABLE entry_texts (
+		entry_id INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+		content_z BLOB,
+		summary_z BLOB
+	);`,
 }
 
 // SchemaVersion is the version a migrated file has.

@@ -232,7 +232,7 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	// A row from before compression: plain text, no blob.
 	s.db.Exec(`INSERT INTO entries (feed_id, key, content, summary, first_seen) VALUES (?, 'id:old', 'plain', 'old sum', ?)`, f.ID, t0.Unix())
 	var stored int
-	s.db.QueryRow("SELECT LENGTH(content_z) FROM entries WHERE key = 'id:new'").Scan(&stored)
+	s.db.QueryRow("SELECT LENGTH(t.content_z) FROM entries e JOIN entry_texts t ON t.entry_id = e.id WHERE e.key = 'id:new'").Scan(&stored)
 	if stored == 0 || stored > len(long)/4 {
 		t.Errorf("stored %d bytes for %d of text", stored, len(long))
 	}
@@ -249,5 +249,34 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	}
 	if got["id:new"].Content != long || got["id:new"].Summary != "sum" || got["id:old"].Content != "plain" || got["id:old"].Summary != "old sum" {
 		t.Errorf("texts not read back: %+v", got)
+	}
+}
+
+func TestDropTextsKeepsIdentityAndPendingDigests(t *testing.T) {
+	s, _ := openTemp(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if _, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0,
+		func(SaveStats) Feed { return f }); err != nil {
+		t.Fatal(err)
+	}
+	s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	later := t0.AddDate(0, 0, 20)
+	if n, _ := s.DropTexts(ctx, later.AddDate(0, 0, -14)); n != 0 {
+		t.Fatalf("dropped the text of an entry an unrendered digest needs")
+	}
+	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	if n, _ := s.DropTexts(ctx, later.AddDate(0, 0, -14)); n != 1 {
+		t.Fatalf("dropped %d texts, want 1", n)
+	}
+	entries, _ := s.DigestEntries(ctx, "ada", "2026-11-21")
+	if len(entries) != 1 || entries[0].Title != "One" || entries[0].Content != "" {
+		t.Fatalf("after dropping texts: %+v", entries)
+	}
+	// Its identity stays: seen again, it is not new.
+	if st := save(t, s, f, later, "id:1"); st.New != 0 {
+		t.Errorf("an entry whose text was dropped came back as new")
+	}
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,345 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	netmail "net/mail"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"feeddigest/config"
+)
+
+// mailSink is a real SMTP server (go-smtp) on a loopback port that keeps
+// what it accepts. It can be stopped (its listener closed) and started
+// again on the same port, and it can answer DATA with a temporary failure.
+type mailSink struct {
+	t        *testing.T
+	port     int
+	mu       sync.Mutex
+	server   *smtp.Server
+	accepted []sunkMail
+	rejected []sunkMail // DATA answered 451 while failing is set
+	failing  bool
+}
+
+type sunkMail struct {
+	from string
+	to   []string
+	data []byte
+}
+
+func newMailSink(t *testing.T) *mailSink {
+	s := &mailSink{t: t}
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+// start serves on s.port (any free port the first time).
+func (s *mailSink) start() {
+	s.t.Helper()
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	srv := smtp.NewServer(s)
+	srv.Domain = "localhost"
+	srv.ReadTimeout = 10 * time.Second
+	srv.WriteTimeout = 10 * time.Second
+	s.mu.Lock()
+	s.port = l.Addr().(*net.TCPAddr).Port
+	s.server = srv
+	s.mu.Unlock()
+	go srv.Serve(l)
+}
+
+// stop closes the listener: connecting is refused until start.
+func (s *mailSink) stop() {
+	s.mu.Lock()
+	srv := s.server
+	s.server = nil
+	s.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+}
+
+func (s *mailSink) setFailing(f bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failing = f
+}
+
+func (s *mailSink) mails() (accepted, rejected []sunkMail) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sunkMail(nil), s.accepted...), append([]sunkMail(nil), s.rejected...)
+}
+
+func (s *mailSink) url() string { return fmt.Sprintf("smtp://127.0.0.1:%d", s.port) }
+
+func (s *mailSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
+
+type sinkSession struct {
+	sink *mailSink
+	cur  sunkMail
+}
+
+func (s *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
+	s.cur = sunkMail{from: from}
+	return nil
+}
+
+func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.cur.to = append(s.cur.to, to)
+	return nil
+}
+
+func (s *sinkSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.cur.data = b
+	s.sink.mu.Lock()
+	defer s.sink.mu.Unlock()
+	if s.sink.failing {
+		s.sink.rejected = append(s.sink.rejected, s.cur)
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	s.sink.accepted = append(s.sink.accepted, s.cur)
+	return nil
+}
+
+func (s *sinkSession) Reset()        { s.cur = sunkMail{} }
+func (s *sinkSession) Logout() error { return nil }
+
+// mailConfig is testConfig with SMTP delivery to sink for one user, ada,
+// subscribed to feed. The SMTP keys continue testConfig's [email] table.
+func mailConfig(t *testing.T, sink *mailSink, feed string) *config.Config {
+	t.Helper()
+	return testConfig(t, fmt.Sprintf(`smtp = %q
+tls = "none"
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+email = "ada@example.org"
+feeds = [%q]
+`, sink.url(), feed), "")
+}
+
+// readMail parses a received message into its headers and its decoded
+// parts by content type, as a mail client would.
+func readMail(t *testing.T, raw []byte) (netmail.Header, map[string]string) {
+	t.Helper()
+	m, err := netmail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/alternative" {
+		t.Fatalf("Content-Type %q (%v), want multipart/alternative", m.Header.Get("Content-Type"), err)
+	}
+	parts := map[string]string{}
+	r := multipart.NewReader(m.Body, params["boundary"])
+	for {
+		p, err := r.NextRawPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body io.Reader = p
+		if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+			body = quotedprintable.NewReader(p)
+		}
+		b, err := io.ReadAll(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		parts[ct] = string(b)
+	}
+	return m.Header, parts
+}
+
+// checkDigestMail asserts that a received digest mail is whole: envelope,
+// headers, both alternatives, and the entry's link in each.
+func checkDigestMail(t *testing.T, m sunkMail, date, subject, link string) {
+	t.Helper()
+	if m.from != "digest@example.org" || strings.Join(m.to, ",") != "ada@example.org" {
+		t.Errorf("envelope from %q to %q", m.from, m.to)
+	}
+	h, parts := readMail(t, m.data)
+	if from, err := netmail.ParseAddress(h.Get("From")); err != nil || from.Address != "digest@example.org" {
+		t.Errorf("From = %q (%v)", h.Get("From"), err)
+	}
+	if to, err := netmail.ParseAddress(h.Get("To")); err != nil || to.Address != "ada@example.org" {
+		t.Errorf("To = %q (%v)", h.Get("To"), err)
+	}
+	want := map[string]string{
+		"Subject":        subject,
+		"Message-Id":     "<digest-" + date + "-ada@example.org>",
+		"Auto-Submitted": "auto-generated",
+	}
+	for k, v := range want {
+		if got := h.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	if _, err := h.Date(); err != nil {
+		t.Errorf("Date = %q: %v", h.Get("Date"), err)
+	}
+	text, html := parts["text/plain"], parts["text/html"]
+	if text == "" || html == "" {
+		t.Fatalf("want a text/plain and a text/html part, got %d parts: %v", len(parts), keysOf(parts))
+	}
+	if !strings.Contains(text, link) {
+		t.Errorf("plain-text part lacks the entry link %s:\n%s", link, text)
+	}
+	if !strings.Contains(html, `href="`+link+`"`) {
+		t.Errorf("HTML part lacks a link to %s:\n%s", link, html)
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func messageID(t *testing.T, raw []byte) string {
+	t.Helper()
+	m, err := netmail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Header.Get("Message-Id")
+}
+
+// A full run delivers the digest over SMTP, whole; a second run in the same
+// hour sends nothing more.
+func TestRunSendsDigestOverSMTP(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	sink := newMailSink(t)
+	cfg := mailConfig(t, sink, pub.url("/a"))
+
+	sum := runAt(t, cfg, "2026-11-21T14:00:00Z")
+	if sum.DigestsBuilt != 1 || sum.EmailsSent != 1 || sum.SendFailures != 0 {
+		t.Fatalf("first run: %+v", sum)
+	}
+	accepted, _ := sink.mails()
+	if len(accepted) != 1 {
+		t.Fatalf("server received %d messages, want 1", len(accepted))
+	}
+	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November", "https://site.example/a-1")
+
+	sum = runAt(t, cfg, "2026-11-21T14:40:00Z")
+	if sum.UsersDue != 0 || sum.EmailsSent != 0 || sum.SendFailures != 0 {
+		t.Errorf("second run in the same hour: %+v", sum)
+	}
+	if accepted, _ = sink.mails(); len(accepted) != 1 {
+		t.Errorf("after a second run the server has %d messages, want 1", len(accepted))
+	}
+}
+
+// With the SMTP server down the pass completes and the digest stays
+// unsent; the next run, with the server back, sends it exactly once, with
+// the Message-ID the outbox copy written at the failed run carries.
+func TestRunRetriesSendAfterServerDown(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	sink := newMailSink(t)
+	cfg := mailConfig(t, sink, pub.url("/a"))
+	sink.stop()
+
+	sum, err := Run(t.Context(), cfg, Options{Now: at("2026-11-21T14:00:00Z")})
+	if err != nil {
+		t.Fatalf("a failed send failed the pass: %v", err)
+	}
+	if sum.DigestsBuilt != 1 || sum.PagesWritten != 1 || sum.EmailsSent != 0 || sum.SendFailures != 1 {
+		t.Fatalf("run with the server down: %+v", sum)
+	}
+	outbox := readFile(t, filepath.Join(cfg.Email.Outbox, "ada-2026-11-21.eml"))
+
+	sink.start()
+	sum = runAt(t, cfg, "2026-11-21T15:05:00Z")
+	if sum.UsersDue != 0 || sum.EmailsSent != 1 || sum.SendFailures != 0 {
+		t.Fatalf("run with the server back: %+v", sum)
+	}
+	accepted, _ := sink.mails()
+	if len(accepted) != 1 {
+		t.Fatalf("server received %d messages, want 1", len(accepted))
+	}
+	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November", "https://site.example/a-1")
+	if got, want := messageID(t, accepted[0].data), messageID(t, []byte(outbox)); got != want {
+		t.Errorf("retried Message-ID %q, the failed run's outbox copy has %q", got, want)
+	}
+
+	for _, now := range []string{"2026-11-21T16:05:00Z", "2026-11-21T16:30:00Z"} {
+		if sum := runAt(t, cfg, now); sum.EmailsSent != 0 || sum.SendFailures != 0 {
+			t.Errorf("run at %s: %+v", now, sum)
+		}
+	}
+	if accepted, _ = sink.mails(); len(accepted) != 1 {
+		t.Errorf("server received %d messages in all, want exactly 1", len(accepted))
+	}
+}
+
+// A message the server refused (451 after DATA) is sent again at the next
+// run with the same Message-ID and Date, so a client that did get the first
+// copy recognises the second.
+func TestRetriedSendKeepsMessageID(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	sink := newMailSink(t)
+	cfg := mailConfig(t, sink, pub.url("/a"))
+
+	sink.setFailing(true)
+	if sum := runAt(t, cfg, "2026-11-21T14:00:00Z"); sum.EmailsSent != 0 || sum.SendFailures != 1 {
+		t.Fatalf("run with DATA refused: %+v", sum)
+	}
+	sink.setFailing(false)
+	if sum := runAt(t, cfg, "2026-11-21T15:05:00Z"); sum.EmailsSent != 1 || sum.SendFailures != 0 {
+		t.Fatalf("retry run: %+v", sum)
+	}
+	// The next day's digest gets its own Message-ID.
+	pub.add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
+	if sum := runAt(t, cfg, "2026-11-22T00:05:00Z"); sum.DigestsBuilt != 1 || sum.EmailsSent != 1 {
+		t.Fatalf("next day: %+v", sum)
+	}
+
+	accepted, rejected := sink.mails()
+	if len(rejected) != 1 || len(accepted) != 2 {
+		t.Fatalf("server refused %d and accepted %d messages, want 1 and 2", len(rejected), len(accepted))
+	}
+	first, retry := rejected[0].data, accepted[0].data
+	if a, b := messageID(t, first), messageID(t, retry); a != b || a != "<digest-2026-11-21-ada@example.org>" {
+		t.Errorf("Message-ID of the refused copy %q, of the retry %q; want both <digest-2026-11-21-ada@example.org>", a, b)
+	}
+	h1, _ := readMail(t, first)
+	h2, _ := readMail(t, retry)
+	if h1.Get("Date") != h2.Get("Date") {
+		t.Errorf("Date changed across the retry: %q then %q", h1.Get("Date"), h2.Get("Date"))
+	}
+	if !bytes.Equal(first, retry) {
+		t.Logf("note: the retried message is not byte-identical to the refused one")
+	}
+	checkDigestMail(t, accepted[1], "2026-11-22", "Your digest for Sunday 22 November", "https://site.example/a-2")
+}
