@@ -19,16 +19,11 @@ import (
 // found. It opens no state file and writes nothing, so it is safe to try
 // before the first run or beside a running one.
 func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", stderr)
-	cfgPath := fs.String("config", "", "configuration file (TOML)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, "")
+	cfg, now, err := configOnly("check", args, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", *cfgPath,
+	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", cfg.Path,
 		plural(len(cfg.Users), "user"), plural(len(cfg.AllFeeds()), "feed"))
 	checks := checkFeeds(ctx, cfg, now)
 	failed := 0

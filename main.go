@@ -171,13 +171,19 @@ func loadConfigAndClock(path, nowFlag string) (*config.Config, time.Time, error)
 	return cfg, now, nil
 }
 
-func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("status", stderr)
+// configOnly parses the flags of a command whose only flag is -config,
+// and loads the configuration.
+func configOnly(name string, args []string, stderr io.Writer) (*config.Config, time.Time, error) {
+	fs := newFlags(name, stderr)
 	cfgPath := fs.String("config", "", "configuration file (TOML)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, "")
+	return loadConfigAndClock(*cfgPath, "")
+}
+
+func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, now, err := configOnly("status", args, stderr)
 	if err != nil {
 		return err
 	}
