@@ -2,11 +2,15 @@
 // conditional HEAD-then-GET, validators echoed byte for byte, bodies
 // hashed and decoded under a size limit, Retry-After and freshness hints
 // read, per-host politeness, and no requests to private addresses unless
-// allowed. It returns what it saw; deciding what that means for the next
+// allowed. Bodies are parsed as RSS, Atom or JSON Feed whatever their
+// label says, converted to UTF-8 first when they are not; an HTML page is
+// searched for the feed it announces (polled in the same Poll) or for an
+// h-feed. It returns what it saw; deciding what that means for the next
 // poll is the schedule package's job.
 package fetch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,13 +30,19 @@ var Version = "0.1.0"
 // Options configure a Client; zero values take the defaults of DESIGN.md.
 type Options struct {
 	Contact              string        // URL named in the User-Agent
-	Timeout              time.Duration // whole request, body included (default 30s)
+	Timeout              time.Duration // each request, body included, from when it may go (default 30s)
 	MaxBody              int64         // bytes after decompression (default 10 MB)
 	PerHost              int           // requests in flight to one host (default 2)
 	HostRate             float64       // requests per second to one host (default 1)
 	HostBurst            int           // token bucket burst (default 4)
+	HostWait             time.Duration // longest wait for a host's slot and token (default 10 min)
 	AllowPrivateNetworks bool
 	HeadAlways           bool // HEAD before every GET, even where it cannot pay
+
+	// privateAddr replaces isPrivate, for tests only: every test server
+	// is on loopback, so testing "refused after a redirect" needs a rule
+	// that calls one loopback address public and another private.
+	privateAddr func(net.IP) bool
 }
 
 func (o *Options) defaults() {
@@ -50,6 +60,9 @@ func (o *Options) defaults() {
 	}
 	if o.HostBurst <= 0 {
 		o.HostBurst = 4
+	}
+	if o.HostWait <= 0 {
+		o.HostWait = 10 * time.Minute
 	}
 }
 
@@ -81,7 +94,15 @@ func New(opts Options) *Client {
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	if !opts.AllowPrivateNetworks {
-		dialer.Control = refusePrivate
+		private := isPrivate
+		if opts.privateAddr != nil {
+			private = opts.privateAddr
+		}
+		// Control runs on the address actually dialled, after DNS, for
+		// every connection, those of redirects included.
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			return refusePrivate(address, private)
+		}
 	}
 	transport := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -97,8 +118,11 @@ func New(opts Options) *Client {
 		DisableCompression:    true, // we ask for and decode encodings ourselves, under a size limit
 	}
 	c.http = &http.Client{
-		Transport:     &politeTransport{next: transport, client: c},
-		Timeout:       opts.Timeout,
+		// No http.Client.Timeout: it would also run while a request waits
+		// for its host's slot and token, and a run with many feeds on one
+		// host would see them time out for being polite. politeTransport
+		// starts the timeout once the request may go.
+		Transport:     &politeTransport{next: transport, client: c, timeout: opts.Timeout},
 		CheckRedirect: checkRedirect,
 	}
 	return c
@@ -123,31 +147,54 @@ func (c *Client) gate(host string) *hostGate {
 
 // politeTransport waits for a host slot and a rate token before every
 // request, redirects included, and frees the slot when the body is closed.
+// Each request gets timeout from the moment it may go, body included.
 type politeTransport struct {
-	next   http.RoundTripper
-	client *Client
+	next    http.RoundTripper
+	client  *Client
+	timeout time.Duration
 }
 
 func (t *politeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	g := t.client.gate(req.URL.Hostname())
+	host := req.URL.Hostname()
+	g := t.client.gate(host)
 	ctx := req.Context()
+	// The wait is bounded, though generously: a host that keeps its slots
+	// busy that long (or a slot never given back) fails this poll as a
+	// passing error, retried in a later run, rather than holding the run.
+	wait, cancelWait := context.WithTimeout(ctx, t.client.opts.HostWait)
+	defer cancelWait()
 	select {
 	case g.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-wait.Done():
+		return nil, hostBusy(ctx, host, wait.Err())
 	}
 	release := sync.OnceFunc(func() { <-g.slots })
-	if err := g.limiter.Wait(ctx); err != nil {
+	if err := g.limiter.Wait(wait); err != nil {
 		release()
-		return nil, err
+		return nil, hostBusy(ctx, host, err)
 	}
-	resp, err := t.next.RoundTrip(req)
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
+		cancel()
 		release()
 		return nil, err
 	}
-	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
+	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { cancel(); release() }}
 	return resp, nil
+}
+
+// ErrHostBusy means a request waited longer than HostWait for its turn
+// at the host (a slot and a rate token).
+var ErrHostBusy = errors.New("waited too long for a turn at the host")
+
+// hostBusy explains a failed wait: the caller's cancellation as it is,
+// else ErrHostBusy.
+func hostBusy(ctx context.Context, host string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w %s: %w", ErrHostBusy, host, err)
 }
 
 type releasingBody struct {
@@ -165,21 +212,32 @@ func (b *releasingBody) Close() error {
 // feeddigest does not poll unless allow_private_networks is set.
 var ErrPrivateAddress = errors.New("refusing to connect to a private, loopback, link-local or unspecified address (set [fetch] allow_private_networks = true to allow)")
 
-// refusePrivate runs on the address actually dialled, after DNS, for
-// every connection including those of redirects.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
+// refusePrivate refuses an address (host:port, host an IP) that private
+// says is not public.
+func refusePrivate(address string, private func(net.IP) bool) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || isPrivate(ip) {
+	if ip == nil || private(ip) {
 		return fmt.Errorf("%w: %s", ErrPrivateAddress, host)
 	}
 	return nil
 }
 
+// isPrivate says an address is not on the public internet: loopback,
+// RFC 1918 / RFC 4193 private, link-local (cloud metadata lives at
+// 169.254.169.254), unspecified (0.0.0.0 reaches the local host on
+// Linux), multicast, "this network" 0/8, reserved 240/4 and broadcast,
+// and carrier-grade NAT. IPv4-mapped IPv6 addresses count as their IPv4.
 func isPrivate(ip net.IP) bool {
+	if v4 := ip.To4(); v4 != nil {
+		ip = v4
+		if v4[0] == 0 || v4[0] >= 240 {
+			return true
+		}
+	}
 	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
 		isSharedAddressSpace(ip)

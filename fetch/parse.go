@@ -21,7 +21,7 @@ import (
 
 // Feed is a parsed feed, reduced to what feeddigest keeps.
 type Feed struct {
-	Format    string // "rss", "atom", "json"
+	Format    string // "rss", "atom", "json", or "h-feed" for an HTML page's microformats
 	Title     string
 	SiteURL   string
 	TTL       time.Duration // RSS ttl or sy:updatePeriod/updateFrequency, 0 when none
@@ -57,8 +57,11 @@ var formats = map[gofeed.FeedType]format{
 // Parse reads a feed body. The format is sniffed from the body; when that
 // parser fails, the one the Content-Type names and then the rest are
 // tried, because servers label Atom as RSS, JSON Feed as text/plain, and
-// so on. base resolves relative links.
+// so on. A body that is not UTF-8 is converted first (see feedUTF8). base
+// resolves relative links. An HTML page is ErrNotFeed here: finding the
+// feed it links to takes a request, which is Poll's business.
 func Parse(body []byte, contentType, base string) (*Feed, error) {
+	body = feedUTF8(body, contentType)
 	var errs []error
 	for _, ft := range parseOrder(body, contentType) {
 		f := formats[ft]
@@ -71,7 +74,7 @@ func Parse(body []byte, contentType, base string) (*Feed, error) {
 		feed.Format, feed.TTL, feed.TTLSource = f.name, ttl, ttlSource
 		return feed, nil
 	}
-	if looksLikeHTML(body, contentType) {
+	if isHTML(body, contentType) {
 		return nil, fmt.Errorf("%w: an HTML page, not a feed", ErrNotFeed)
 	}
 	if len(errs) == 0 {
@@ -124,15 +127,6 @@ func describeType(ct string) string {
 		return "no Content-Type"
 	}
 	return "Content-Type " + ct
-}
-
-func looksLikeHTML(body []byte, contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/html" || mt == "application/xhtml+xml" {
-		return true
-	}
-	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 512)]))
-	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
 }
 
 func parseRSS(body []byte) (*gofeed.Feed, time.Duration, string, error) {

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // Request says what is known of a feed before polling it.
@@ -56,6 +59,13 @@ type Result struct {
 
 	PermanentURL  string // a 301/308 chain from the polled URL led here
 	OriginChanged bool   // ...and to another scheme or host
+
+	// DiscoveredURL is set when the polled URL was an HTML page announcing
+	// a feed (<link rel="alternate">) and that feed answered well: Feed,
+	// validators and BodyHash are then the feed's, never the page's, and the
+	// feed should be polled at this URL directly from now on. (After a
+	// 301/308 from the announced URL, it is the redirect's target.)
+	DiscoveredURL string
 
 	// What was learned about the server.
 	Answers304         bool
@@ -139,14 +149,65 @@ func validatorsMatch(req Request, resp *http.Response) bool {
 }
 
 func (c *Client) get(ctx context.Context, req Request, now time.Time, res *Result) {
+	if page := c.getFeed(ctx, req, now, res); page != nil {
+		c.fromPage(ctx, req, now, res, page)
+	}
+}
+
+// htmlPage is a GET answer that was an HTML page rather than a feed.
+type htmlPage struct {
+	body        []byte
+	contentType string
+	url         *url.URL // after redirects: what relative links resolve against
+	hash        string
+	trace       *redirectTrace
+}
+
+// getFeed sends the conditional GET and parses a feed into res. An HTML
+// page is returned instead, for the caller to look into; res is final
+// otherwise.
+func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *Result) *htmlPage {
 	resp, trace, err := c.do(ctx, http.MethodGet, req)
 	if err != nil {
 		res.failNet(err)
-		return
+		return nil
 	}
-	defer resp.Body.Close()
 	res.Requests += len(trace.hops) + 1
 	res.Status = resp.StatusCode
+	body, ok := c.readAnswer(resp, req, now, res)
+	// Closing frees the host slot, which a feed the page links to on the
+	// same host will need: the body is done with before any discovery.
+	resp.Body.Close()
+	if !ok {
+		return nil
+	}
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	if hash == req.BodyHash && !res.Partial {
+		res.Outcome = OutcomeUnchanged
+		return nil
+	}
+	final, _ := url.Parse(req.URL)
+	if resp.Request != nil && resp.Request.URL != nil {
+		final = resp.Request.URL
+	}
+	contentType := resp.Header.Get("Content-Type")
+	feed, err := Parse(body, contentType, final.String())
+	if err != nil {
+		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
+			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
+		}
+		res.fail(OutcomeBroken, resp.StatusCode, err)
+		return nil
+	}
+	res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, hash
+	res.notePermanentRedirect(req, trace)
+	return nil
+}
+
+// readAnswer settles every answer but 200 and 226 in res, and reads the
+// body of those; ok says there is a body to look at.
+func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res *Result) (body []byte, ok bool) {
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
 		res.Outcome = OutcomeUnchanged
@@ -155,11 +216,11 @@ func (c *Client) get(ctx context.Context, req Request, now time.Time, res *Resul
 		}
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
-		return
+		return nil, false
 	case resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusIMUsed:
 	default:
 		res.httpFailure(resp, now)
-		return
+		return nil, false
 	}
 	if validatorsMatch(req, resp) && req.HasValidators() {
 		res.IgnoresConditional = true
@@ -168,28 +229,70 @@ func (c *Client) get(ctx context.Context, req Request, now time.Time, res *Resul
 	res.Bytes += wire
 	if err != nil {
 		res.fail(classify(err), resp.StatusCode, err)
-		return
+		return nil, false
 	}
 	res.readCacheHint(resp, now)
 	res.keepValidators(resp)
 	res.Partial = resp.StatusCode == http.StatusIMUsed
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
-	if hash == req.BodyHash && !res.Partial {
-		res.Outcome = OutcomeUnchanged
-		return
-	}
-	base := req.URL
-	if final := resp.Request.URL; final != nil {
-		base = final.String()
-	}
-	feed, err := Parse(body, resp.Header.Get("Content-Type"), base)
+	return body, true
+}
+
+// fromPage handles an HTML page: the feed it announces is polled in the
+// same Poll; without one, an h-feed in the page is the feed.
+func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
 	if err != nil {
-		res.fail(OutcomeBroken, resp.StatusCode, err)
+		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err))
 		return
 	}
-	res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, hash
-	res.notePermanentRedirect(req, trace)
+	if links := feedLinks(doc, page.url); len(links) > 0 {
+		c.pollDiscovered(ctx, req, now, res, page, links[0])
+		return
+	}
+	if feed := hFeed(doc, page.url); feed != nil {
+		res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, page.hash
+		res.notePermanentRedirect(req, page.trace)
+		return
+	}
+	res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
+}
+
+// pollDiscovered GETs the feed a page announced. The stored validators and
+// hash go with it, because they are the feed's: a Result of a discovery
+// carries the feed's, never the page's, so that polling the page URL again
+// (before the caller switches to DiscoveredURL) still asks the feed whether
+// it changed. What the page's answer said (validators, freshness) is about
+// the page and is dropped; only the request count and bytes add up.
+func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage, feedURL string) {
+	if feedURL == page.url.String() || feedURL == req.URL {
+		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
+		return
+	}
+	feedReq := req
+	feedReq.URL = feedURL
+	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
+		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD}
+	if c.getFeed(ctx, feedReq, now, &sub) != nil {
+		// No second round of discovery: a page linking to a page is a
+		// broken link, not a trail to follow.
+		sub.fail(OutcomeBroken, sub.Status, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
+	}
+	sub.Requests += res.Requests
+	sub.Bytes += res.Bytes
+	if sub.Err != nil {
+		sub.Err = fmt.Errorf("feed %s announced by the page: %w", feedURL, sub.Err)
+	} else {
+		sub.DiscoveredURL = feedURL
+		if sub.PermanentURL != "" {
+			sub.DiscoveredURL = sub.PermanentURL
+		}
+	}
+	// PermanentURL speaks of the polled URL, the page.
+	sub.PermanentURL, sub.OriginChanged = "", false
+	if sub.Err == nil {
+		sub.notePermanentRedirect(req, page.trace)
+	}
+	*res = sub
 }
 
 // do sends one request with the conditional headers and request hygiene
@@ -281,7 +384,7 @@ func classify(err error) Outcome {
 	case errors.Is(err, ErrPrivateAddress), errors.Is(err, ErrTooManyRedirects),
 		errors.Is(err, ErrTooLarge), errors.Is(err, ErrNotFeed):
 		return OutcomeBroken
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
+	case errors.Is(err, ErrHostBusy), errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
 		return OutcomeNetError
 	}
 	var urlErr *url.Error

@@ -117,6 +117,15 @@ func rss(path string, items []item, window int) []byte {
 	return []byte(b.String())
 }
 
+// oneUser is the users block of one London user following urls.
+func oneUser(t *testing.T, urls ...string) string {
+	var quoted []string
+	for _, u := range urls {
+		quoted = append(quoted, fmt.Sprintf("%q", u))
+	}
+	return fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%s]\n", strings.Join(quoted, ", "))
+}
+
 // testConfig writes a config with the given users block into a temp folder.
 func testConfig(t *testing.T, users string, extra string) *config.Config {
 	t.Helper()

@@ -103,12 +103,7 @@ func TestFirstDigestShowsFiveNewestPerFeed(t *testing.T) {
 		pub.add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-1%dT10:00:00Z", i)))
 	}
 	pub.add("/b", entry("b-1", "2026-11-10T10:00:00Z"))
-	cfg := testConfig(t, fmt.Sprintf(`
-[[users]]
-name = "ada"
-timezone = "Europe/London"
-feeds = ["%s"]
-`, pub.url("/a")), "")
+	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 	got := keys(delivered(t, cfg, "ada"))
 	want := []string{"a-4", "a-5", "a-6", "a-7", "a-8"}
@@ -269,12 +264,7 @@ feeds = ["%s", "%s", "%s", "%s", "%s"]
 func TestOverlappingRunChangesNothing(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, fmt.Sprintf(`
-[[users]]
-name = "ada"
-timezone = "Europe/London"
-feeds = ["%s"]
-`, pub.url("/a")), "")
+	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
 	held, err := store.Open(context.Background(), cfg.State)
 	if err != nil {
 		t.Fatal(err)
@@ -296,12 +286,7 @@ feeds = ["%s"]
 func TestGoneFeedNoticedOnceAndNeverPolledAgain(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, fmt.Sprintf(`
-[[users]]
-name = "ada"
-timezone = "Europe/London"
-feeds = ["%s"]
-`, pub.url("/a")), "")
+	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 	pub.setStatus("/a", 410)
 	runAt(t, cfg, "2026-11-22T00:05:00Z")

@@ -30,6 +30,10 @@ func (p *pass) poll(ctx context.Context) error {
 	}
 	polls := schedule.FeedsToPoll(p.due, states, p.opts.Now)
 	schedule.Shuffle(polls, p.opts.Rand)
+	// Then round-robin over hosts, still shuffled within each: a worker
+	// never queues behind a host whose token bucket is spent while other
+	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
+	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
 	p.opts.Progress(Event{Kind: "due", Total: len(polls)})
 	if len(polls) == 0 {
 		return nil
@@ -213,6 +217,12 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 }
 
 func (p *pass) notePermanentRedirect(f *store.Feed, res fetch.Result) {
+	if res.DiscoveredURL != "" && res.DiscoveredURL != f.PollURL() {
+		// The subscribed URL was a web page naming its feed: poll the feed
+		// itself from now on, one request instead of two.
+		f.MovedFrom, f.EffectiveURL, f.MovedAt = f.PollURL(), res.DiscoveredURL, p.opts.Now
+		return
+	}
 	if res.PermanentURL == "" || res.PermanentURL == f.PollURL() {
 		return
 	}

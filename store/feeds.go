@@ -51,7 +51,7 @@ type Feed struct {
 }
 
 // PollURL is the URL a poll should request.
-func (f *Feed) PollURL() string {
+func (f Feed) PollURL() string {
 	if f.EffectiveURL != "" {
 		return f.EffectiveURL
 	}
