@@ -29,6 +29,7 @@ type mailSink struct {
 	port     int
 	mu       sync.Mutex
 	server   *smtp.Server
+	listener net.Listener
 	accepted []sunkMail
 	rejected []sunkMail // DATA answered 451 while failing is set
 	failing  bool
@@ -60,7 +61,7 @@ func (s *mailSink) start() {
 	srv.WriteTimeout = 10 * time.Second
 	s.mu.Lock()
 	s.port = l.Addr().(*net.TCPAddr).Port
-	s.server = srv
+	s.server, s.listener = srv, l
 	s.mu.Unlock()
 	go srv.Serve(l)
 }
@@ -68,9 +69,14 @@ func (s *mailSink) start() {
 // stop closes the listener: connecting is refused until start.
 func (s *mailSink) stop() {
 	s.mu.Lock()
-	srv := s.server
-	s.server = nil
+	srv, l := s.server, s.listener
+	s.server, s.listener = nil, nil
 	s.mu.Unlock()
+	// Close the listener itself: Serve may not have registered it with the
+	// server yet, and then srv.Close alone would leave the port open.
+	if l != nil {
+		l.Close()
+	}
 	if srv != nil {
 		srv.Close()
 	}
