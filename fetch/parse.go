@@ -80,7 +80,9 @@ func Parse(body []byte, contentType, base string) (*Feed, error) {
 	if len(errs) == 0 {
 		return nil, fmt.Errorf("%w: unrecognised content (%s)", ErrNotFeed, describeType(contentType))
 	}
-	return nil, fmt.Errorf("%w: %w", ErrNotFeed, errors.Join(errs...))
+	// The first parser is the one the body looks like; the fallbacks'
+	// complaints only bury its error.
+	return nil, fmt.Errorf("%w: %w", ErrNotFeed, errs[0])
 }
 
 func parseOrder(body []byte, contentType string) []gofeed.FeedType {

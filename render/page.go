@@ -108,7 +108,10 @@ func newStatusRow(f FeedStatus) statusRow {
 	if r.LastPoll.Label == "" {
 		r.LastPoll.Label = "never"
 	}
-	if r.NextPoll.Label == "" {
+	switch {
+	case f.State == "gone" || f.State == "dead":
+		r.NextPoll = timeView{Label: "never"}
+	case r.NextPoll.Label == "":
 		r.NextPoll.Label = "when a subscriber is due"
 	}
 	if f.LastStatus != 0 {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -309,4 +310,22 @@ func luminance(hex string) float64 {
 		l += w * c
 	}
 	return l
+}
+
+func TestStatusSaysGoneFeedsAreNeverPolled(t *testing.T) {
+	page, err := StatusPage([]FeedStatus{
+		{URL: "https://gone.example/feed", State: "gone", LastStatus: 410, LastError: "HTTP 410 Gone"},
+		{URL: "https://new.example/feed", State: "new"},
+	}, time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	gone := s[strings.Index(s, "gone.example"):strings.Index(s, "new.example")]
+	if !strings.Contains(gone, ">never<") || strings.Contains(gone, "subscriber is due") {
+		t.Errorf("a gone feed's next poll should be never:\n%s", gone)
+	}
+	if !strings.Contains(s[strings.Index(s, "new.example"):], "when a subscriber is due") {
+		t.Error("a new feed waits for a subscriber")
+	}
 }

@@ -162,6 +162,11 @@ func (p Policy) penaltyBase(o Outcome) (time.Duration, string) {
 		return time.Hour, statusText(o.Status, "rate limited")
 	case Transient:
 		return time.Hour, "network error"
+	case Broken:
+		if o.Status >= 200 && o.Status < 300 {
+			return time.Hour, "not a usable feed"
+		}
+		return time.Hour, statusText(o.Status, "error")
 	default:
 		return time.Hour, statusText(o.Status, "error")
 	}
