@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
+	"feeddigest/internal/smtptest"
 )
 
 // buildBinary builds feeddigest once for the tests that run the real
@@ -98,44 +96,19 @@ func (s *slowSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, b.String())
 }
 
-// mailCounter is an SMTP server that counts messages by Message-ID.
-type mailCounter struct {
-	mu    sync.Mutex
-	count map[string]int
-}
+var messageID = regexp.MustCompile(`(?m)^Message-ID: (.*?)\r?$`)
 
-func (m *mailCounter) NewSession(*smtp.Conn) (smtp.Session, error) { return &mailSession{m: m}, nil }
-
-type mailSession struct{ m *mailCounter }
-
-func (s *mailSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (s *mailSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (s *mailSession) Reset()                               {}
-func (s *mailSession) Logout() error                        { return nil }
-func (s *mailSession) Data(r io.Reader) error {
-	msg, _ := io.ReadAll(r)
-	id := regexp.MustCompile(`(?m)^Message-ID: (.*?)\r?$`).FindSubmatch(msg)
-	if id == nil {
-		return errors.New("no Message-ID")
+// mailedTimes counts the messages the server accepted, by Message-ID.
+func mailedTimes(t *testing.T, mail *smtptest.Server) map[string]int {
+	counts := map[string]int{}
+	for _, m := range mail.Messages() {
+		id := messageID.FindSubmatch(m.Data)
+		if id == nil {
+			t.Fatalf("a message without Message-ID:\n%s", m.Data)
+		}
+		counts[string(id[1])]++
 	}
-	s.m.mu.Lock()
-	s.m.count[string(id[1])]++
-	s.m.mu.Unlock()
-	return nil
-}
-
-func startMailCounter(t *testing.T) (*mailCounter, int) {
-	m := &mailCounter{count: map[string]int{}}
-	srv := smtp.NewServer(m)
-	srv.Domain = "localhost"
-	srv.AllowInsecureAuth = true
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return m, l.Addr().(*net.TCPAddr).Port
+	return counts
 }
 
 var pageEntry = regexp.MustCompile(`href="https://site\.example/([a-z]+-[0-9]+)"`)
@@ -165,14 +138,14 @@ type crashWorld struct {
 	bin, config, site string
 	users             map[string][]string // user -> feed paths
 	feeds             *slowSite
-	mail              *mailCounter
+	mail              *smtptest.Server
 }
 
 func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
 	site := &slowSite{posts: map[string][]string{}, delay: delay}
 	ts := httptest.NewServer(site)
 	t.Cleanup(ts.Close)
-	mail, port := startMailCounter(t)
+	mail := smtptest.Start(t)
 	dir := t.TempDir()
 	users := map[string][]string{
 		"ada":   {"/a", "/b", "/c"},
@@ -182,7 +155,7 @@ func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
 	zones := map[string]string{"ada": "Europe/London", "grace": "America/New_York", "kenji": "Asia/Tokyo"}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 2\nper_host = 1\nhost_rate = 1000.0\n")
-	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = \"smtp://127.0.0.1:%d\"\ntls = \"none\"\n", port)
+	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", mail.URL())
 	for _, u := range []string{"ada", "grace", "kenji"} {
 		var urls []string
 		for _, f := range users[u] {
@@ -230,9 +203,7 @@ func (w *crashWorld) check(t *testing.T, posted map[string]string) {
 			}
 		}
 	}
-	w.mail.mu.Lock()
-	defer w.mail.mu.Unlock()
-	for id, n := range w.mail.count {
+	for id, n := range mailedTimes(t, w.mail) {
 		if n > 1 {
 			t.Errorf("digest %s mailed %d times", id, n)
 		}
@@ -275,11 +246,12 @@ func TestKilledRunsLoseNothingAndRepeatNothing(t *testing.T) {
 	for h := 40; h < 66; h++ {
 		w.runToEnd(t, start.Add(time.Duration(h)*time.Hour))
 	}
-	t.Logf("%d entries, %d kills, %d digests mailed", len(posted), kills, len(w.mail.count))
+	mailed := len(mailedTimes(t, w.mail))
+	t.Logf("%d entries, %d kills, %d digests mailed", len(posted), kills, mailed)
 	w.check(t, posted)
 	outbox, _ := filepath.Glob(filepath.Join(filepath.Dir(w.config), "outbox", "*.eml"))
-	if len(w.mail.count) > len(outbox) || len(w.mail.count) < len(outbox)-kills {
-		t.Errorf("%d digests mailed for %d in the outbox (%d kills)", len(w.mail.count), len(outbox), kills)
+	if mailed > len(outbox) || mailed < len(outbox)-kills {
+		t.Errorf("%d digests mailed for %d in the outbox (%d kills)", mailed, len(outbox), kills)
 	}
 }
 

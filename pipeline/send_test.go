@@ -8,133 +8,18 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net"
 	netmail "net/mail"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/emersion/go-smtp"
 
 	"feeddigest/config"
+	"feeddigest/internal/smtptest"
 )
-
-// mailSink is a real SMTP server (go-smtp) on a loopback port that keeps
-// what it accepts. It can be stopped (its listener closed) and started
-// again on the same port, and it can answer DATA with a temporary failure.
-type mailSink struct {
-	t        *testing.T
-	port     int
-	mu       sync.Mutex
-	server   *smtp.Server
-	listener net.Listener
-	accepted []sunkMail
-	rejected []sunkMail // DATA answered 451 while failing is set
-	failing  bool
-}
-
-type sunkMail struct {
-	from string
-	to   []string
-	data []byte
-}
-
-func newMailSink(t *testing.T) *mailSink {
-	s := &mailSink{t: t}
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-// start serves on s.port (any free port the first time).
-func (s *mailSink) start() {
-	s.t.Helper()
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	srv := smtp.NewServer(s)
-	srv.Domain = "localhost"
-	srv.ReadTimeout = 10 * time.Second
-	srv.WriteTimeout = 10 * time.Second
-	s.mu.Lock()
-	s.port = l.Addr().(*net.TCPAddr).Port
-	s.server, s.listener = srv, l
-	s.mu.Unlock()
-	go srv.Serve(l)
-}
-
-// stop closes the listener: connecting is refused until start.
-func (s *mailSink) stop() {
-	s.mu.Lock()
-	srv, l := s.server, s.listener
-	s.server, s.listener = nil, nil
-	s.mu.Unlock()
-	// Close the listener itself: Serve may not have registered it with the
-	// server yet, and then srv.Close alone would leave the port open.
-	if l != nil {
-		l.Close()
-	}
-	if srv != nil {
-		srv.Close()
-	}
-}
-
-func (s *mailSink) setFailing(f bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failing = f
-}
-
-func (s *mailSink) mails() (accepted, rejected []sunkMail) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]sunkMail(nil), s.accepted...), append([]sunkMail(nil), s.rejected...)
-}
-
-func (s *mailSink) url() string { return fmt.Sprintf("smtp://127.0.0.1:%d", s.port) }
-
-func (s *mailSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
-
-type sinkSession struct {
-	sink *mailSink
-	cur  sunkMail
-}
-
-func (s *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
-	s.cur = sunkMail{from: from}
-	return nil
-}
-
-func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.cur.to = append(s.cur.to, to)
-	return nil
-}
-
-func (s *sinkSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	s.cur.data = b
-	s.sink.mu.Lock()
-	defer s.sink.mu.Unlock()
-	if s.sink.failing {
-		s.sink.rejected = append(s.sink.rejected, s.cur)
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
-	}
-	s.sink.accepted = append(s.sink.accepted, s.cur)
-	return nil
-}
-
-func (s *sinkSession) Reset()        { s.cur = sunkMail{} }
-func (s *sinkSession) Logout() error { return nil }
 
 // mailConfig is testConfig with SMTP delivery to sink for one user, ada,
 // subscribed to feed. The SMTP keys continue testConfig's [email] table.
-func mailConfig(t *testing.T, sink *mailSink, feed string) *config.Config {
+func mailConfig(t *testing.T, sink *smtptest.Server, feed string) *config.Config {
 	t.Helper()
 	return testConfig(t, fmt.Sprintf(`smtp = %q
 tls = "none"
@@ -143,7 +28,7 @@ name = "ada"
 timezone = "Europe/London"
 email = "ada@example.org"
 feeds = [%q]
-`, sink.url(), feed), "")
+`, sink.URL(), feed), "")
 }
 
 // readMail parses a received message into its headers and its decoded
@@ -184,12 +69,12 @@ func readMail(t *testing.T, raw []byte) (netmail.Header, map[string]string) {
 
 // checkDigestMail asserts that a received digest mail is whole: envelope,
 // headers, both alternatives, and the entry's link in each.
-func checkDigestMail(t *testing.T, m sunkMail, date, subject, link string) {
+func checkDigestMail(t *testing.T, m smtptest.Message, date, subject, link string) {
 	t.Helper()
-	if m.from != "digest@example.org" || strings.Join(m.to, ",") != "ada@example.org" {
-		t.Errorf("envelope from %q to %q", m.from, m.to)
+	if m.From != "digest@example.org" || strings.Join(m.To, ",") != "ada@example.org" {
+		t.Errorf("envelope from %q to %q", m.From, m.To)
 	}
-	h, parts := readMail(t, m.data)
+	h, parts := readMail(t, m.Data)
 	if from, err := netmail.ParseAddress(h.Get("From")); err != nil || from.Address != "digest@example.org" {
 		t.Errorf("From = %q (%v)", h.Get("From"), err)
 	}
@@ -243,14 +128,14 @@ func messageID(t *testing.T, raw []byte) string {
 func TestRunSendsDigestOverSMTP(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
-	sink := newMailSink(t)
+	sink := smtptest.Start(t)
 	cfg := mailConfig(t, sink, pub.url("/a"))
 
 	sum := runAt(t, cfg, "2026-11-21T14:00:00Z")
 	if sum.DigestsBuilt != 1 || sum.EmailsSent != 1 || sum.SendFailures != 0 {
 		t.Fatalf("first run: %+v", sum)
 	}
-	accepted, _ := sink.mails()
+	accepted := sink.Messages()
 	if len(accepted) != 1 {
 		t.Fatalf("server received %d messages, want 1", len(accepted))
 	}
@@ -260,7 +145,7 @@ func TestRunSendsDigestOverSMTP(t *testing.T) {
 	if sum.UsersDue != 0 || sum.EmailsSent != 0 || sum.SendFailures != 0 {
 		t.Errorf("second run in the same hour: %+v", sum)
 	}
-	if accepted, _ = sink.mails(); len(accepted) != 1 {
+	if accepted = sink.Messages(); len(accepted) != 1 {
 		t.Errorf("after a second run the server has %d messages, want 1", len(accepted))
 	}
 }
@@ -271,9 +156,9 @@ func TestRunSendsDigestOverSMTP(t *testing.T) {
 func TestRunRetriesSendAfterServerDown(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
-	sink := newMailSink(t)
+	sink := smtptest.Start(t)
 	cfg := mailConfig(t, sink, pub.url("/a"))
-	sink.stop()
+	sink.Stop()
 
 	sum, err := Run(t.Context(), cfg, Options{Now: at("2026-11-21T14:00:00Z")})
 	if err != nil {
@@ -284,17 +169,17 @@ func TestRunRetriesSendAfterServerDown(t *testing.T) {
 	}
 	outbox := readFile(t, filepath.Join(cfg.Email.Outbox, "ada-2026-11-21.eml"))
 
-	sink.start()
+	sink.Restart()
 	sum = runAt(t, cfg, "2026-11-21T15:05:00Z")
 	if sum.UsersDue != 0 || sum.EmailsSent != 1 || sum.SendFailures != 0 {
 		t.Fatalf("run with the server back: %+v", sum)
 	}
-	accepted, _ := sink.mails()
+	accepted := sink.Messages()
 	if len(accepted) != 1 {
 		t.Fatalf("server received %d messages, want 1", len(accepted))
 	}
 	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November", "https://site.example/a-1")
-	if got, want := messageID(t, accepted[0].data), messageID(t, []byte(outbox)); got != want {
+	if got, want := messageID(t, accepted[0].Data), messageID(t, []byte(outbox)); got != want {
 		t.Errorf("retried Message-ID %q, the failed run's outbox copy has %q", got, want)
 	}
 
@@ -303,7 +188,7 @@ func TestRunRetriesSendAfterServerDown(t *testing.T) {
 			t.Errorf("run at %s: %+v", now, sum)
 		}
 	}
-	if accepted, _ = sink.mails(); len(accepted) != 1 {
+	if accepted = sink.Messages(); len(accepted) != 1 {
 		t.Errorf("server received %d messages in all, want exactly 1", len(accepted))
 	}
 }
@@ -314,14 +199,14 @@ func TestRunRetriesSendAfterServerDown(t *testing.T) {
 func TestRetriedSendKeepsMessageID(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
-	sink := newMailSink(t)
+	sink := smtptest.Start(t)
 	cfg := mailConfig(t, sink, pub.url("/a"))
 
-	sink.setFailing(true)
+	sink.SetFailing(true)
 	if sum := runAt(t, cfg, "2026-11-21T14:00:00Z"); sum.EmailsSent != 0 || sum.SendFailures != 1 {
 		t.Fatalf("run with DATA refused: %+v", sum)
 	}
-	sink.setFailing(false)
+	sink.SetFailing(false)
 	if sum := runAt(t, cfg, "2026-11-21T15:05:00Z"); sum.EmailsSent != 1 || sum.SendFailures != 0 {
 		t.Fatalf("retry run: %+v", sum)
 	}
@@ -331,11 +216,11 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 		t.Fatalf("next day: %+v", sum)
 	}
 
-	accepted, rejected := sink.mails()
+	accepted, rejected := sink.Messages(), sink.Rejected()
 	if len(rejected) != 1 || len(accepted) != 2 {
 		t.Fatalf("server refused %d and accepted %d messages, want 1 and 2", len(rejected), len(accepted))
 	}
-	first, retry := rejected[0].data, accepted[0].data
+	first, retry := rejected[0].Data, accepted[0].Data
 	if a, b := messageID(t, first), messageID(t, retry); a != b || a != "<digest-2026-11-21-ada@example.org>" {
 		t.Errorf("Message-ID of the refused copy %q, of the retry %q; want both <digest-2026-11-21-ada@example.org>", a, b)
 	}

@@ -8,17 +8,15 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net"
 	netmail "net/mail"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"feeddigest/internal/smtptest"
 	"github.com/emersion/go-sasl"
-	"github.com/emersion/go-smtp"
 	"github.com/wneessen/go-mail"
 )
 
@@ -210,92 +208,9 @@ func TestWriteEML(t *testing.T) {
 	}
 }
 
-// smtpSink is a go-smtp backend that keeps what it receives.
-type smtpSink struct {
-	mu       sync.Mutex
-	received []sinkMail
-	authMech []string // mechanisms offered; empty: no AUTH
-}
-
-type sinkMail struct {
-	from string
-	to   []string
-	data []byte
-}
-
-func (s *smtpSink) NewSession(*smtp.Conn) (smtp.Session, error) {
-	if len(s.authMech) > 0 {
-		return &authSession{sinkSession{sink: s}}, nil
-	}
-	return &sinkSession{sink: s}, nil
-}
-
-func (s *smtpSink) mails() []sinkMail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]sinkMail(nil), s.received...)
-}
-
-type sinkSession struct {
-	sink *smtpSink
-	cur  sinkMail
-}
-
-func (s *sinkSession) Mail(from string, _ *smtp.MailOptions) error {
-	s.cur = sinkMail{from: from}
-	return nil
-}
-
-func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.cur.to = append(s.cur.to, to)
-	return nil
-}
-
-func (s *sinkSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	s.cur.data = b
-	s.sink.mu.Lock()
-	s.sink.received = append(s.sink.received, s.cur)
-	s.sink.mu.Unlock()
-	return nil
-}
-
-func (s *sinkSession) Reset()        { s.cur = sinkMail{} }
-func (s *sinkSession) Logout() error { return nil }
-
-// authSession offers AUTH PLAIN without TLS, which a careful client
-// must refuse to use.
-type authSession struct{ sinkSession }
-
-func (s *authSession) AuthMechanisms() []string { return s.sink.authMech }
-
-func (s *authSession) Auth(string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(_, _, _ string) error { return nil }), nil
-}
-
-// startSMTP runs a plain SMTP server on a loopback port.
-func startSMTP(t *testing.T, sink *smtpSink) (*smtp.Server, int) {
-	t.Helper()
-	srv := smtp.NewServer(sink)
-	srv.Domain = "localhost"
-	srv.AllowInsecureAuth = true
-	srv.ReadTimeout = 10 * time.Second
-	srv.WriteTimeout = 10 * time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return srv, l.Addr().(*net.TCPAddr).Port
-}
-
 func TestSendOverSMTP(t *testing.T) {
-	sink := &smtpSink{}
-	srv, port := startSMTP(t, sink)
+	sink := smtptest.Start(t)
+	port := sink.Port()
 	msg, err := EmailMessage(sampleDigest(t), testFrom, "https://example.org/digest/")
 	if err != nil {
 		t.Fatal(err)
@@ -308,14 +223,14 @@ func TestSendOverSMTP(t *testing.T) {
 	if err := s.Send(context.Background(), msg); err != nil {
 		t.Fatal(err)
 	}
-	got := sink.mails()
+	got := sink.Messages()
 	if len(got) != 1 {
 		t.Fatalf("server received %d messages, want 1", len(got))
 	}
-	if got[0].from != "digest@example.org" || strings.Join(got[0].to, ",") != "ada@example.org" {
-		t.Errorf("envelope from %q to %q", got[0].from, got[0].to)
+	if got[0].From != "digest@example.org" || strings.Join(got[0].To, ",") != "ada@example.org" {
+		t.Errorf("envelope from %q to %q", got[0].From, got[0].To)
 	}
-	h, parts := parseEmail(t, got[0].data)
+	h, parts := parseEmail(t, got[0].Data)
 	if h.Get("Message-Id") != "<digest-2020-11-22-ada@example.org>" || h.Get("Auto-Submitted") != "auto-generated" {
 		t.Errorf("headers lost in transit: %v", h)
 	}
@@ -324,15 +239,15 @@ func TestSendOverSMTP(t *testing.T) {
 	}
 	checkEmailHTML(t, parts["text/html"])
 
-	srv.Close()
+	sink.Stop()
 	if err := s.Send(context.Background(), msg); err == nil {
 		t.Error("Send to a stopped server reported success")
 	}
 }
 
 func TestSendWithoutTLSOption(t *testing.T) {
-	sink := &smtpSink{}
-	_, port := startSMTP(t, sink)
+	sink := smtptest.Start(t)
+	port := sink.Port()
 	s, err := NewSender("127.0.0.1", port, "", "", false, WithoutTLS())
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +257,7 @@ func TestSendWithoutTLSOption(t *testing.T) {
 	if err := s.Send(context.Background(), a, b); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(sink.mails()); n != 2 {
+	if n := len(sink.Messages()); n != 2 {
 		t.Errorf("server received %d messages, want 2", n)
 	}
 	if err := s.Send(context.Background()); err != nil {
@@ -351,8 +266,8 @@ func TestSendWithoutTLSOption(t *testing.T) {
 }
 
 func TestSendKeepsPasswordOffPlainConnections(t *testing.T) {
-	sink := &smtpSink{authMech: []string{sasl.Plain}}
-	_, port := startSMTP(t, sink)
+	sink := smtptest.Start(t, smtptest.OfferAuth(sasl.Plain))
+	port := sink.Port()
 	s, err := NewSender("127.0.0.1", port, "ada", "secret", false)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +276,7 @@ func TestSendKeepsPasswordOffPlainConnections(t *testing.T) {
 	if err := s.Send(context.Background(), msg); err == nil {
 		t.Error("sent with AUTH PLAIN over an unencrypted connection")
 	}
-	if n := len(sink.mails()); n != 0 {
+	if n := len(sink.Messages()); n != 0 {
 		t.Errorf("server received %d messages", n)
 	}
 }
@@ -384,8 +299,8 @@ func TestSenderDefaults(t *testing.T) {
 }
 
 func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
-	sink := &smtpSink{}
-	_, port := startSMTP(t, sink)
+	sink := smtptest.Start(t)
+	port := sink.Port()
 	s, err := NewSender("127.0.0.1", port, "", "", false, WithRequiredTLS(), WithTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +309,7 @@ func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
 	if err := s.Send(context.Background(), msg); err == nil {
 		t.Error("sent to a server without STARTTLS although TLS is required")
 	}
-	if n := len(sink.mails()); n != 0 {
+	if n := len(sink.Messages()); n != 0 {
 		t.Errorf("server received %d messages", n)
 	}
 }
