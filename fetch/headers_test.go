@@ -55,3 +55,56 @@ func FuzzCacheHint(f *testing.F) {
 		}
 	})
 }
+
+func TestRetryAfterFormats(t *testing.T) {
+	now := time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
+	want := time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
+	for _, value := range []string{
+		"6900",                           // seconds
+		"Sun, 22 Nov 2026 02:00:00 GMT",  // IMF-fixdate
+		"Sunday, 22-Nov-26 02:00:00 GMT", // RFC 850
+		"Sun Nov 22 02:00:00 2026",       // asctime
+	} {
+		got, ok := RetryAfter(value, now)
+		if !ok || !got.Equal(want) {
+			t.Errorf("RetryAfter(%q) = %v %v, want %v", value, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "soon", "-5", "1.5"} {
+		if _, ok := RetryAfter(bad, now); ok {
+			t.Errorf("RetryAfter(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCacheHint(t *testing.T) {
+	now := time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
+	date := now.Format(http.TimeFormat)
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    time.Duration
+	}{
+		{"max-age", map[string]string{"Cache-Control": "public, max-age=3600"}, time.Hour},
+		{"max-age minus Age", map[string]string{"Cache-Control": "max-age=3600", "Age": "600"}, 50 * time.Minute},
+		{"stale by Age", map[string]string{"Cache-Control": "max-age=60", "Age": "600"}, 0},
+		{"max-age wins over Expires", map[string]string{"Cache-Control": "max-age=60", "Expires": now.Add(time.Hour).Format(http.TimeFormat)}, time.Minute},
+		{"Expires minus Date", map[string]string{"Date": date, "Expires": now.Add(2 * time.Hour).Format(http.TimeFormat)}, 2 * time.Hour},
+		{"Expires in the past", map[string]string{"Date": date, "Expires": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
+		{"Expires 0", map[string]string{"Expires": "0"}, 0},
+		{"no-cache is no hint", map[string]string{"Cache-Control": "no-cache"}, 0},
+		{"s-maxage is for shared caches", map[string]string{"Cache-Control": "s-maxage=600"}, 0},
+		{"nothing", map[string]string{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.headers {
+				h.Set(k, v)
+			}
+			if got, _ := CacheHint(h, now); got != tt.want {
+				t.Errorf("CacheHint = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

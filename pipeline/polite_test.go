@@ -287,3 +287,74 @@ func TestDiscoveredFeedIsRemembered(t *testing.T) {
 		t.Error("the discovered feed's entry is missing")
 	}
 }
+
+// What a poll teaches about the server is kept in the state and shapes the
+// next run's requests: after HEAD got a 304, GET alone.
+func TestLearnedServerFactsPersist(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z") // first poll: one GET
+	runAt(t, cfg, "2026-11-22T00:05:00Z") // validators known: HEAD, answered 304
+	runAt(t, cfg, "2026-11-23T00:05:00Z") // answers 304 known: conditional GET alone
+	want := []string{"GET /a 200", "HEAD /a 304", "GET /a 304"}
+	if got := pub.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	if f := feedRecord(t, cfg.State, pub.url("/a")); !f.Answers304 || f.ETag == "" {
+		t.Errorf("state: answers 304 %v, etag %q", f.Answers304, f.ETag)
+	}
+}
+
+// A publisher's freshness hint keeps a feed from being polled at a
+// subscriber's midnight that comes sooner.
+func TestPublisherHintDefersThePoll(t *testing.T) {
+	h := &hits{n: map[string]int{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.add(r.URL.Path)
+		w.Header().Set("Cache-Control", "max-age=172800") // two days
+		fmt.Fprintf(w, tinyRSS, "Slow", "s-1", "s-1")
+	}))
+	defer ts.Close()
+	cfg := testConfig(t, oneUser(t, ts.URL+"/feed"), "")
+	runAt(t, cfg, "2026-11-21T00:05:00Z")
+	runAt(t, cfg, "2026-11-22T00:05:00Z")
+	if n := h.get("/feed"); n != 1 {
+		t.Fatalf("polled %d times within max-age", n)
+	}
+	if f := feedRecord(t, cfg.State, ts.URL+"/feed"); !strings.Contains(f.Reason, "max-age") {
+		t.Errorf("reason %q does not name the hint", f.Reason)
+	}
+	runAt(t, cfg, "2026-11-24T00:05:00Z") // past two days and any salt
+	if n := h.get("/feed"); n != 2 {
+		t.Fatalf("not polled after the hint expired: %d", n)
+	}
+}
+
+// concurrency bounds the requests in flight over all hosts together.
+func TestConcurrencyBoundsRequestsInFlight(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		fmt.Fprintf(w, tinyRSS, "F", r.URL.Path[1:]+"-1", r.URL.Path[1:]+"-1")
+	}))
+	defer ts.Close()
+	var urls []string
+	for i := range 12 {
+		urls = append(urls, fmt.Sprintf("%s/f%d", ts.URL, i))
+	}
+	cfg := testConfig(t, oneUser(t, urls...), "")
+	cfg.Fetch.Concurrency = 3
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	if peak > 3 || peak < 2 {
+		t.Errorf("peak %d requests in flight, want at most 3 (and some overlap)", peak)
+	}
+}

@@ -1,6 +1,9 @@
 package schedule
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -150,5 +153,38 @@ func TestFeedsToPoll(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("polls = %v, want %v", got, want)
 		}
+	}
+}
+
+func TestShuffleIsRandomButRepeatable(t *testing.T) {
+	polls := func() []Poll {
+		var ps []Poll
+		for i := range 20 {
+			ps = append(ps, Poll{URL: fmt.Sprintf("https://h%d.example/feed", i), Why: Scheduled})
+		}
+		return ps
+	}
+	order := func(seed uint64) string {
+		ps := polls()
+		Shuffle(ps, rand.New(rand.NewPCG(seed, 1)))
+		var urls []string
+		for _, p := range ps {
+			urls = append(urls, p.URL)
+		}
+		return strings.Join(urls, " ")
+	}
+	if order(1) != order(1) {
+		t.Error("the same seed gave two orders")
+	}
+	if order(1) == order(2) {
+		t.Error("two seeds gave the same order")
+	}
+	sorted := polls()
+	var urls []string
+	for _, p := range sorted {
+		urls = append(urls, p.URL)
+	}
+	if order(1) == strings.Join(urls, " ") {
+		t.Error("shuffle left the order as it was")
 	}
 }
