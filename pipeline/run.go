@@ -69,10 +69,12 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if o.Policy == nil {
-		p := schedule.DefaultPolicy
-		o.Policy = &p
+	// A copy: the pass adjusts it to the config, never the caller's.
+	policy := schedule.DefaultPolicy
+	if o.Policy != nil {
+		policy = *o.Policy
 	}
+	o.Policy = &policy
 	if o.Sleep == nil {
 		o.Sleep = sleep
 	}
