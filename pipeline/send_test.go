@@ -2,12 +2,7 @@ package pipeline
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	netmail "net/mail"
 	"path/filepath"
 	"strings"
@@ -31,42 +26,6 @@ feeds = [%q]
 `, sink.URL(), feed), "")
 }
 
-// readMail parses a received message into its headers and its decoded
-// parts by content type, as a mail client would.
-func readMail(t *testing.T, raw []byte) (netmail.Header, map[string]string) {
-	t.Helper()
-	m, err := netmail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/alternative" {
-		t.Fatalf("Content-Type %q (%v), want multipart/alternative", m.Header.Get("Content-Type"), err)
-	}
-	parts := map[string]string{}
-	r := multipart.NewReader(m.Body, params["boundary"])
-	for {
-		p, err := r.NextRawPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body io.Reader = p
-		if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-			body = quotedprintable.NewReader(p)
-		}
-		b, err := io.ReadAll(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		parts[ct] = string(b)
-	}
-	return m.Header, parts
-}
-
 // checkDigestMail asserts that a received digest mail is whole: envelope,
 // headers, both alternatives, and the entry's link in each.
 func checkDigestMail(t *testing.T, m smtptest.Message, date, subject, link string) {
@@ -74,7 +33,7 @@ func checkDigestMail(t *testing.T, m smtptest.Message, date, subject, link strin
 	if m.From != "digest@example.org" || strings.Join(m.To, ",") != "ada@example.org" {
 		t.Errorf("envelope from %q to %q", m.From, m.To)
 	}
-	h, parts := readMail(t, m.Data)
+	h, parts := smtptest.ReadAlternative(t, m.Data)
 	if from, err := netmail.ParseAddress(h.Get("From")); err != nil || from.Address != "digest@example.org" {
 		t.Errorf("From = %q (%v)", h.Get("From"), err)
 	}
@@ -224,8 +183,8 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 	if a, b := messageID(t, first), messageID(t, retry); a != b || a != "<digest-2026-11-21-ada@example.org>" {
 		t.Errorf("Message-ID of the refused copy %q, of the retry %q; want both <digest-2026-11-21-ada@example.org>", a, b)
 	}
-	h1, _ := readMail(t, first)
-	h2, _ := readMail(t, retry)
+	h1, _ := smtptest.ReadAlternative(t, first)
+	h2, _ := smtptest.ReadAlternative(t, retry)
 	if h1.Get("Date") != h2.Get("Date") {
 		t.Errorf("Date changed across the retry: %q then %q", h1.Get("Date"), h2.Get("Date"))
 	}

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	netmail "net/mail"
 	"os"
 	"path/filepath"
@@ -35,46 +31,14 @@ func buildEmail(t *testing.T, d Digest, siteURL string) []byte {
 	return buf.Bytes()
 }
 
-// parseEmail splits a message into its headers and its decoded parts by
-// content type, as a mail client would.
-func parseEmail(t *testing.T, raw []byte) (netmail.Header, map[string]string) {
-	t.Helper()
-	m, err := netmail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/alternative" {
-		t.Fatalf("Content-Type %q (%v), want multipart/alternative", m.Header.Get("Content-Type"), err)
-	}
-	parts := map[string]string{}
-	r := multipart.NewReader(m.Body, params["boundary"])
-	for {
-		p, err := r.NextRawPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(quotedprintable.NewReader(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		parts[ct] = string(body)
-	}
-	return m.Header, parts
-}
-
 func emailHTML(t *testing.T, d Digest) string {
-	_, parts := parseEmail(t, buildEmail(t, d, "https://example.org/digest/"))
+	_, parts := smtptest.ReadAlternative(t, buildEmail(t, d, "https://example.org/digest/"))
 	return parts["text/html"]
 }
 
 func TestEmailHeadersAndParts(t *testing.T) {
 	raw := buildEmail(t, sampleDigest(t), "https://example.org/digest/")
-	h, parts := parseEmail(t, raw)
+	h, parts := smtptest.ReadAlternative(t, raw)
 	want := map[string]string{
 		"Subject":        "Your digest for Sunday 22 November",
 		"Message-Id":     "<digest-2020-11-22-ada@example.org>",
@@ -142,14 +106,14 @@ func TestEmailIsReproducible(t *testing.T) {
 	}
 	other := sampleDigest(t)
 	other.Date = "2020-11-23"
-	h, _ := parseEmail(t, buildEmail(t, other, ""))
+	h, _ := smtptest.ReadAlternative(t, buildEmail(t, other, ""))
 	if h.Get("Message-Id") != "<digest-2020-11-23-ada@example.org>" {
 		t.Errorf("Message-ID of another day = %q", h.Get("Message-Id"))
 	}
 }
 
 func TestEmailWithoutSiteURLHasNoWebLink(t *testing.T) {
-	_, parts := parseEmail(t, buildEmail(t, sampleDigest(t), ""))
+	_, parts := smtptest.ReadAlternative(t, buildEmail(t, sampleDigest(t), ""))
 	if strings.Contains(parts["text/plain"], "on the web") || strings.Contains(parts["text/html"], "on the web") {
 		t.Error("web link shown without a site URL")
 	}
@@ -230,7 +194,7 @@ func TestSendOverSMTP(t *testing.T) {
 	if got[0].From != "digest@example.org" || strings.Join(got[0].To, ",") != "ada@example.org" {
 		t.Errorf("envelope from %q to %q", got[0].From, got[0].To)
 	}
-	h, parts := parseEmail(t, got[0].Data)
+	h, parts := smtptest.ReadAlternative(t, got[0].Data)
 	if h.Get("Message-Id") != "<digest-2020-11-22-ada@example.org>" || h.Get("Auto-Submitted") != "auto-generated" {
 		t.Errorf("headers lost in transit: %v", h)
 	}
