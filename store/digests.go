@@ -112,13 +112,6 @@ func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time)
 	return err
 }
 
-// RetrySend makes an interrupted send eligible again (a user's decision:
-// the mail may arrive twice).
-func (s *Store) RetrySend(ctx context.Context, user, date string) error {
-	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = 0 WHERE user = ? AND date = ? AND sent_at = 0", user, date)
-	return err
-}
-
 // MarkRendered records that a digest's pages (and outbox file) are written.
 func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE digests SET rendered_at = ? WHERE user = ? AND date = ?", unix(now), user, date)
