@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"mime"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,15 +88,9 @@ func Parse(body []byte, contentType, base string) (*Feed, error) {
 func parseOrder(body []byte, contentType string) []gofeed.FeedType {
 	order := []gofeed.FeedType{}
 	add := func(ft gofeed.FeedType) {
-		if _, ok := formats[ft]; !ok {
-			return
+		if _, ok := formats[ft]; ok && !slices.Contains(order, ft) {
+			order = append(order, ft)
 		}
-		for _, have := range order {
-			if have == ft {
-				return
-			}
-		}
-		order = append(order, ft)
 	}
 	add(gofeed.DetectFeedType(bytes.NewReader(body)))
 	add(typeFromContentType(contentType))
@@ -111,8 +105,10 @@ func parseOrder(body []byte, contentType string) []gofeed.FeedType {
 	return order
 }
 
+// typeFromContentType reads the type leniently (mediaType): a malformed
+// parameter must not hide what the server said the body is.
 func typeFromContentType(ct string) gofeed.FeedType {
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt := mediaType(ct)
 	switch {
 	case strings.Contains(mt, "atom"):
 		return gofeed.FeedTypeAtom

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mmcdole/gofeed"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -125,4 +127,15 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestContentTypeReadLeniently(t *testing.T) {
+	// A bad parameter must not hide the type: "application/json;" with a
+	// broken charset still names JSON Feed for a body gofeed cannot sniff.
+	if got := typeFromContentType("application/feed+json; charset"); got != gofeed.FeedTypeJSON {
+		t.Errorf("type %v, want JSON", got)
+	}
+	if got := typeFromContentType("Application/Atom+XML"); got != gofeed.FeedTypeAtom {
+		t.Errorf("type %v, want Atom", got)
+	}
 }
