@@ -173,7 +173,7 @@ func TestShuffleIsRandomButRepeatable(t *testing.T) {
 		}
 		return strings.Join(urls, " ")
 	}
-	if order(1) != order(1) {
+	if first, again := order(1), order(1); first != again {
 		t.Error("the same seed gave two orders")
 	}
 	if order(1) == order(2) {
