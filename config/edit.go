@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/google/renameio/v2"
 )
 
 // CheckFeedURL says whether s is acceptable in a user's feeds: the same
@@ -380,17 +382,13 @@ func quote(s string) string {
 // folder, renamed over path only once the temporary file has loaded as a
 // configuration and path still holds old (so that an edit made meanwhile
 // by someone else is not overwritten).
-func replaceFile(path string, old, data []byte, perm os.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+func replaceFile(path string, old, data []byte, perm os.FileMode) error {
+	tmp, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := writeSynced(tmp, data, perm); err != nil {
+	defer tmp.Cleanup()
+	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("config: write %s: %w", tmp.Name(), err)
 	}
 	if _, err := Load(tmp.Name()); err != nil {
@@ -403,29 +401,15 @@ func replaceFile(path string, old, data []byte, perm os.FileMode) (err error) {
 	if !bytes.Equal(now, old) {
 		return fmt.Errorf("config: %s changed while it was being edited; try again", path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := tmp.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	syncDir(filepath.Dir(path))
 	return nil
 }
 
-func writeSynced(f *os.File, data []byte, perm os.FileMode) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir makes the rename durable; a failure only weakens that, so it is
-// not reported.
+// syncDir makes the rename durable (renameio syncs the file, not its
+// folder); a failure only weakens that, so it is not reported.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()

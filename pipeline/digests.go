@@ -1,14 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 
 	"feeddigest/config"
 	"feeddigest/render"
+	"feeddigest/site"
 	"feeddigest/store"
 )
 
@@ -41,6 +41,7 @@ func (p *pass) render(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
 	touched := map[string]bool{}
 	for _, d := range pending {
 		u, ok := p.cfg.User(d.User)
@@ -51,7 +52,7 @@ func (p *pass) render(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := p.writeDigest(rd); err != nil {
+		if err := p.writeDigest(pub, rd); err != nil {
 			return err
 		}
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
@@ -60,38 +61,35 @@ func (p *pass) render(ctx context.Context) error {
 		touched[d.User] = true
 	}
 	for _, u := range p.cfg.Users {
-		if touched[u.Name] || !exists(filepath.Join(p.cfg.SiteDir, u.Name, "index.html")) {
-			if err := p.writeUserIndex(ctx, u, feeds); err != nil {
+		if touched[u.Name] || !pub.HasUserIndex(u.Name) {
+			if err := p.writeUserIndex(ctx, pub, u, feeds); err != nil {
 				return err
 			}
 		}
 	}
-	return p.writeStatus(ctx)
+	return p.writeStatus(ctx, pub)
 }
 
-func (p *pass) writeDigest(d render.Digest) error {
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 	page, err := render.DigestPage(d)
 	if err != nil {
 		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
 	}
-	if err := writeFile(filepath.Join(p.cfg.SiteDir, d.User, d.Date+".html"), page); err != nil {
+	if err := pub.DigestPage(d.User, d.Date, bytes.NewReader(page)); err != nil {
 		return err
 	}
 	p.sum.PagesWritten++
-	if p.cfg.Email.Outbox == "" || d.Email == "" {
+	if !pub.KeepsOutbox() || d.Email == "" {
 		return nil // no outbox, or nobody to write to
 	}
 	msg, err := render.EmailMessage(d, p.cfg.Email.From, p.cfg.SiteURL)
 	if err != nil {
 		return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 	}
-	if err := os.MkdirAll(p.cfg.Email.Outbox, 0o755); err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	return render.WriteEML(msg, filepath.Join(p.cfg.Email.Outbox, render.EMLName(d.User, d.Date)))
+	return pub.OutboxMessage(d.User, d.Date, msg)
 }
 
-func (p *pass) writeUserIndex(ctx context.Context, u config.User, feeds map[string]feedInfo) error {
+func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
 	all, err := p.st.Digests(ctx, u.Name)
 	if err != nil {
 		return err
@@ -116,14 +114,14 @@ func (p *pass) writeUserIndex(ctx context.Context, u config.User, feeds map[stri
 	if err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
-	if err := writeFile(filepath.Join(p.cfg.SiteDir, u.Name, "index.html"), index); err != nil {
+	if err := pub.UserIndex(u.Name, bytes.NewReader(index)); err != nil {
 		return err
 	}
 	atom, err := render.AtomFeed(u.Name, p.cfg.SiteURL, recent, p.opts.Now)
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
-	return writeFile(filepath.Join(p.cfg.SiteDir, u.Name, "feed.xml"), atom)
+	return pub.UserFeed(u.Name, bytes.NewReader(atom))
 }
 
 // atomDigests is how many recent digests a user's Atom feed carries.
@@ -181,40 +179,4 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
 	}
 	return out, nil
-}
-
-// writeFile replaces a file atomically: a reader sees the old page or the
-// new one, never half of one.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

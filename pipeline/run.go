@@ -1,7 +1,8 @@
 // Package pipeline wires one scheduled pass together, in one direction:
 // config -> due users -> feeds to poll -> fetch -> store -> digests ->
 // pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
-// SQL from store, HTML and MIME from render.
+// SQL from store, HTML and MIME from render, files through site, SMTP
+// through mail.
 package pipeline
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"feeddigest/mail"
 	"feeddigest/render"
 )
 
@@ -63,20 +64,20 @@ func (p *pass) send(ctx context.Context) error {
 	return nil
 }
 
-func (p *pass) newSender() (*render.Sender, error) {
+func (p *pass) newSender() (*mail.Sender, error) {
 	host, port, user, implicitTLS, err := p.cfg.Email.SMTPParts()
 	if err != nil {
 		return nil, err
 	}
-	var opts []render.SenderOption
+	var opts []mail.SenderOption
 	switch p.cfg.Email.TLS {
 	case "none":
-		opts = append(opts, render.WithoutTLS())
+		opts = append(opts, mail.WithoutTLS())
 	case "opportunistic":
 	default: // "starttls", the default
-		opts = append(opts, render.WithRequiredTLS())
+		opts = append(opts, mail.WithRequiredTLS())
 	}
-	return render.NewSender(host, port, user, p.opts.SMTPPassword, implicitTLS, opts...)
+	return mail.NewSender(host, port, user, p.opts.SMTPPassword, implicitTLS, opts...)
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not

@@ -1,19 +1,20 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"feeddigest/config"
 	"feeddigest/render"
+	"feeddigest/site"
 	"feeddigest/store"
 )
 
-func (p *pass) writeStatus(ctx context.Context) error {
+func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	rows, err := statusRows(ctx, p.st, p.opts.Now)
 	if err != nil {
 		return err
@@ -22,7 +23,7 @@ func (p *pass) writeStatus(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
-	return writeFile(filepath.Join(p.cfg.SiteDir, "status.html"), page)
+	return pub.StatusPage(bytes.NewReader(page))
 }
 
 // Status reads the feeds' health from the state file, without taking the

@@ -2,18 +2,12 @@ package render
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	netmail "net/mail"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"feeddigest/internal/smtptest"
-	"github.com/emersion/go-sasl"
-	"github.com/wneessen/go-mail"
 )
 
 const testFrom = "Digest <digest@example.org>"
@@ -139,141 +133,5 @@ func TestMailDomain(t *testing.T) {
 		if got := mailDomain(in); got != want {
 			t.Errorf("mailDomain(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func TestWriteEML(t *testing.T) {
-	msg, err := EmailMessage(sampleDigest(t), testFrom, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "outbox")
-	path := filepath.Join(dir, EMLName("ada", "2020-11-22"))
-	if err := WriteEML(msg, path); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, buildEmail(t, sampleDigest(t), "")) {
-		t.Error("the .eml file differs from the message")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != "ada-2020-11-22.eml" {
-		t.Errorf("outbox holds %v, want only ada-2020-11-22.eml", entries)
-	}
-	// Writing again replaces the file whole.
-	if err := WriteEML(msg, path); err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := os.ReadFile(path); !bytes.Equal(again, got) {
-		t.Error("rewriting changed the file")
-	}
-}
-
-func TestSendOverSMTP(t *testing.T) {
-	sink := smtptest.Start(t)
-	port := sink.Port()
-	msg, err := EmailMessage(sampleDigest(t), testFrom, "https://example.org/digest/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Opportunistic STARTTLS: the test server offers none, so plain SMTP.
-	s, err := NewSender("127.0.0.1", port, "", "", false, WithTimeout(5*time.Second), WithHELO("localhost"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Send(context.Background(), msg); err != nil {
-		t.Fatal(err)
-	}
-	got := sink.Messages()
-	if len(got) != 1 {
-		t.Fatalf("server received %d messages, want 1", len(got))
-	}
-	if got[0].From != "digest@example.org" || strings.Join(got[0].To, ",") != "ada@example.org" {
-		t.Errorf("envelope from %q to %q", got[0].From, got[0].To)
-	}
-	h, parts := smtptest.ReadAlternative(t, got[0].Data)
-	if h.Get("Message-Id") != "<digest-2020-11-22-ada@example.org>" || h.Get("Auto-Submitted") != "auto-generated" {
-		t.Errorf("headers lost in transit: %v", h)
-	}
-	if !strings.Contains(parts["text/plain"], "Hello world") {
-		t.Error("plain part lost in transit")
-	}
-	checkEmailHTML(t, parts["text/html"])
-
-	sink.Stop()
-	if err := s.Send(context.Background(), msg); err == nil {
-		t.Error("Send to a stopped server reported success")
-	}
-}
-
-func TestSendWithoutTLSOption(t *testing.T) {
-	sink := smtptest.Start(t)
-	port := sink.Port()
-	s, err := NewSender("127.0.0.1", port, "", "", false, WithoutTLS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := EmailMessage(sampleDigest(t), testFrom, "")
-	b, _ := EmailMessage(emptyDigest(t), testFrom, "")
-	if err := s.Send(context.Background(), a, b); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(sink.Messages()); n != 2 {
-		t.Errorf("server received %d messages, want 2", n)
-	}
-	if err := s.Send(context.Background()); err != nil {
-		t.Errorf("sending nothing: %v", err)
-	}
-}
-
-func TestSendKeepsPasswordOffPlainConnections(t *testing.T) {
-	sink := smtptest.Start(t, smtptest.OfferAuth(sasl.Plain))
-	port := sink.Port()
-	s, err := NewSender("127.0.0.1", port, "ada", "secret", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, _ := EmailMessage(sampleDigest(t), testFrom, "")
-	if err := s.Send(context.Background(), msg); err == nil {
-		t.Error("sent with AUTH PLAIN over an unencrypted connection")
-	}
-	if n := len(sink.Messages()); n != 0 {
-		t.Errorf("server received %d messages", n)
-	}
-}
-
-func TestSenderDefaults(t *testing.T) {
-	cases := []struct {
-		implicit bool
-		want     string
-	}{{false, "127.0.0.1:587"}, {true, "127.0.0.1:465"}}
-	for _, c := range cases {
-		s, err := NewSender("127.0.0.1", 0, "", "", c.implicit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := s.client.ServerAddr(); got != c.want {
-			t.Errorf("implicitTLS=%v: server %s, want %s", c.implicit, got, c.want)
-		}
-	}
-	var _ *mail.Msg // the Sender sends go-mail messages
-}
-
-func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
-	sink := smtptest.Start(t)
-	port := sink.Port()
-	s, err := NewSender("127.0.0.1", port, "", "", false, WithRequiredTLS(), WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, _ := EmailMessage(sampleDigest(t), testFrom, "")
-	if err := s.Send(context.Background(), msg); err == nil {
-		t.Error("sent to a server without STARTTLS although TLS is required")
-	}
-	if n := len(sink.Messages()); n != 0 {
-		t.Errorf("server received %d messages", n)
 	}
 }

@@ -1,0 +1,136 @@
+package mail_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"feeddigest/internal/smtptest"
+	"feeddigest/mail"
+	"feeddigest/render"
+	"github.com/emersion/go-sasl"
+	gomail "github.com/wneessen/go-mail"
+)
+
+const testFrom = "Digest <digest@example.org>"
+
+// digestEmail is the digest email render builds for ada on date, with
+// one entry, "Hello world".
+func digestEmail(t *testing.T, date string) *gomail.Msg {
+	t.Helper()
+	built, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := render.Digest{
+		User: "ada", Email: "ada@example.org", Date: date, Location: time.UTC, BuiltAt: built.Add(5 * time.Minute),
+		Groups: []render.FeedGroup{{
+			FeedURL: "https://blog.example.org/feed.xml", FeedName: "Example Blog", SiteURL: "https://blog.example.org/",
+			Entries: []render.Entry{{Title: "Hello world", Link: "https://blog.example.org/posts/hello",
+				Content: "<p>First post.</p>", FirstSeen: built}},
+		}},
+	}
+	msg, err := render.EmailMessage(d, testFrom, "https://example.org/digest/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
+func messageBytes(t *testing.T, msg *gomail.Msg) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestSendOverSMTP(t *testing.T) {
+	sink := smtptest.Start(t)
+	port := sink.Port()
+	msg := digestEmail(t, "2020-11-22")
+	// Opportunistic STARTTLS: the test server offers none, so plain SMTP.
+	s, err := mail.NewSender("127.0.0.1", port, "", "", false, mail.WithTimeout(5*time.Second), mail.WithHELO("localhost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	got := sink.Messages()
+	if len(got) != 1 {
+		t.Fatalf("server received %d messages, want 1", len(got))
+	}
+	if got[0].From != "digest@example.org" || strings.Join(got[0].To, ",") != "ada@example.org" {
+		t.Errorf("envelope from %q to %q", got[0].From, got[0].To)
+	}
+	h, parts := smtptest.ReadAlternative(t, got[0].Data)
+	if h.Get("Message-Id") != "<digest-2020-11-22-ada@example.org>" || h.Get("Auto-Submitted") != "auto-generated" {
+		t.Errorf("headers lost in transit: %v", h)
+	}
+	if !strings.Contains(parts["text/plain"], "Hello world") {
+		t.Error("plain part lost in transit")
+	}
+	// The server has the message byte for byte as built: nothing added,
+	// nothing lost (render's tests check those bytes).
+	if want := messageBytes(t, msg); !bytes.Equal(got[0].Data, want) {
+		t.Errorf("message changed in transit:\n%s\nwant:\n%s", got[0].Data, want)
+	}
+
+	sink.Stop()
+	if err := s.Send(context.Background(), msg); err == nil {
+		t.Error("Send to a stopped server reported success")
+	}
+}
+
+func TestSendWithoutTLSOption(t *testing.T) {
+	sink := smtptest.Start(t)
+	port := sink.Port()
+	s, err := mail.NewSender("127.0.0.1", port, "", "", false, mail.WithoutTLS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := digestEmail(t, "2020-11-22"), digestEmail(t, "2020-11-23")
+	if err := s.Send(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sink.Messages()); n != 2 {
+		t.Errorf("server received %d messages, want 2", n)
+	}
+	if err := s.Send(context.Background()); err != nil {
+		t.Errorf("sending nothing: %v", err)
+	}
+}
+
+func TestSendKeepsPasswordOffPlainConnections(t *testing.T) {
+	sink := smtptest.Start(t, smtptest.OfferAuth(sasl.Plain))
+	port := sink.Port()
+	s, err := mail.NewSender("127.0.0.1", port, "ada", "secret", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(context.Background(), digestEmail(t, "2020-11-22")); err == nil {
+		t.Error("sent with AUTH PLAIN over an unencrypted connection")
+	}
+	if n := len(sink.Messages()); n != 0 {
+		t.Errorf("server received %d messages", n)
+	}
+}
+
+func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
+	sink := smtptest.Start(t)
+	port := sink.Port()
+	s, err := mail.NewSender("127.0.0.1", port, "", "", false, mail.WithRequiredTLS(), mail.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(context.Background(), digestEmail(t, "2020-11-22")); err == nil {
+		t.Error("sent to a server without STARTTLS although TLS is required")
+	}
+	if n := len(sink.Messages()); n != 0 {
+		t.Errorf("server received %d messages", n)
+	}
+}
