@@ -123,8 +123,8 @@ func TestAddFeedsKeepsLayout(t *testing.T) {
 			}
 			u, _ := before.User(tt.user)
 			v, _ := after.User(tt.user)
-			want := slices.Compact(append(slices.Clone(u.Feeds), tt.urls...))
-			if !slices.Equal(v.Feeds, want) {
+			want := slices.Compact(append(u.FeedURLs(), tt.urls...))
+			if !slices.Equal(v.FeedURLs(), want) {
 				t.Errorf("feeds = %q, want %q", v.Feeds, want)
 			}
 		})

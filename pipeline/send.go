@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"feeddigest/config"
 	"feeddigest/render"
 )
 
@@ -11,7 +12,7 @@ import (
 // failed send is recorded and retried at the next run; the stable
 // Message-ID lets a mail client recognise a repeat.
 func (p *pass) send(ctx context.Context) error {
-	if p.cfg.Email.SMTP == "" {
+	if p.cfg.Email.SMTP == nil {
 		return nil
 	}
 	if err := p.warnInterruptedSends(ctx); err != nil {
@@ -64,19 +65,16 @@ func (p *pass) send(ctx context.Context) error {
 }
 
 func (p *pass) newSender() (*render.Sender, error) {
-	host, port, user, implicitTLS, err := p.cfg.Email.SMTPParts()
-	if err != nil {
-		return nil, err
-	}
+	srv := p.cfg.Email.SMTP
 	var opts []render.SenderOption
 	switch p.cfg.Email.TLS {
-	case "none":
+	case config.TLSNone:
 		opts = append(opts, render.WithoutTLS())
-	case "opportunistic":
-	default: // "starttls", the default
+	case config.TLSOpportunistic:
+	default: // config.TLSStartTLS, the default
 		opts = append(opts, render.WithRequiredTLS())
 	}
-	return render.NewSender(host, port, user, p.opts.SMTPPassword, implicitTLS, opts...)
+	return render.NewSender(srv.Host, srv.Port, srv.User, p.opts.SMTPPassword, srv.ImplicitTLS, opts...)
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not
