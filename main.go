@@ -89,6 +89,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	}
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) && len(cfgErr.Problems) > 1 {
+		fmt.Fprintf(stderr, "feeddigest: %s in the configuration:\n", cfgErr.Count())
+	}
 	fmt.Fprintf(stderr, "feeddigest: %v\n", err)
 	return 1
 }
@@ -128,7 +132,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, *nowFlag)
+	cfg, now, err := loadConfigAndClock(*cfgPath, *nowFlag, stderr)
 	if err != nil {
 		return err
 	}
@@ -154,13 +158,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return pipeline.WriteSummary(stdout, sum)
 }
 
-func loadConfigAndClock(path, nowFlag string) (*config.Config, time.Time, error) {
+// loadConfigAndClock loads the configuration, printing its warnings on
+// stderr, and the time the command works at.
+func loadConfigAndClock(path, nowFlag string, stderr io.Writer) (*config.Config, time.Time, error) {
 	if path == "" {
 		return nil, time.Time{}, errors.New("-config FILE is required")
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, time.Time{}, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "feeddigest: warning: %s\n", w)
 	}
 	now := time.Now()
 	if nowFlag != "" {
@@ -179,7 +188,7 @@ func configOnly(name string, args []string, stderr io.Writer) (*config.Config, t
 	if err := parseFlags(fs, args); err != nil {
 		return nil, time.Time{}, err
 	}
-	return loadConfigAndClock(*cfgPath, "")
+	return loadConfigAndClock(*cfgPath, "", stderr)
 }
 
 func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -575,53 +575,43 @@ func (p *parser) email(prim toml.Primitive) {
 	}
 }
 
-// parseSMTP parses the smtp URL. Its messages never show a password: a
-// URL with one, or one without "//" (where "user:password@host" would
-// be taken for an opaque path), is shown without it.
+// parseSMTP parses the smtp URL. Its messages quote no more of it than
+// the scheme and host: user info, a path or a query may hold a password,
+// and so may an opaque part when "//" is missing ("smtp:user:pw@host").
 func parseSMTP(s string) (*SMTPServer, error) {
 	const want = "want smtp://user@host:port or smtps://user@host:port"
 	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil {
+	if err != nil || u.Scheme == "" {
 		return nil, fmt.Errorf("invalid smtp URL (%s)", want)
 	}
-	shown := *u
+	if _, has := u.User.Password(); has {
+		return nil, errors.New("the smtp URL contains a password: remove it and set FEEDDIGEST_SMTP_PASSWORD instead")
+	}
+	srv := &SMTPServer{Host: u.Hostname(), Port: 587, User: u.User.Username()}
+	shown := u.Scheme + "://" + u.Host
 	if u.Opaque != "" {
-		shown = url.URL{Scheme: u.Scheme, Opaque: "..."}
+		shown = u.Scheme + ":..."
 	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			shown.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return nil, fmt.Errorf("smtp URL %q contains a password: remove it and set FEEDDIGEST_SMTP_PASSWORD instead", shown.String())
-		}
-	}
-	srv := &SMTPServer{Host: u.Hostname(), Port: 587}
-	switch u.Scheme {
-	case "smtp":
-	case "smtps":
+	switch {
+	case u.Scheme == "smtps":
 		srv.Port, srv.ImplicitTLS = 465, true
-	default:
-		return nil, fmt.Errorf("smtp URL %q must start with smtp:// or smtps://", shown.String())
+	case u.Scheme != "smtp":
+		return nil, fmt.Errorf("smtp URL %q must start with smtp:// or smtps://", shown)
 	}
-	if u.Opaque != "" {
-		return nil, fmt.Errorf("smtp URL %q has no \"//\" after %q (%s)", shown.String(), u.Scheme+":", want)
-	}
-	if srv.Host == "" {
-		return nil, fmt.Errorf("smtp URL %q has no host (%s)", shown.String(), want)
-	}
-	if ps := u.Port(); ps != "" {
-		n, err := strconv.Atoi(ps)
-		if err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("smtp URL %q has an invalid port", shown.String())
+	switch ps := u.Port(); {
+	case u.Opaque != "":
+		return nil, fmt.Errorf("smtp URL %q has no \"//\" after %q (%s)", shown, u.Scheme+":", want)
+	case srv.Host == "":
+		return nil, fmt.Errorf("smtp URL %q has no host (%s)", shown, want)
+	case ps == "" && strings.HasSuffix(u.Host, ":"):
+		return nil, fmt.Errorf("smtp URL %q has an empty port", shown)
+	case ps != "":
+		if srv.Port, err = strconv.Atoi(ps); err != nil || srv.Port < 1 || srv.Port > 65535 {
+			return nil, fmt.Errorf("smtp URL %q has an invalid port", shown)
 		}
-		srv.Port = n
-	} else if strings.HasSuffix(u.Host, ":") {
-		return nil, fmt.Errorf("smtp URL %q has an empty port", shown.String())
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("smtp URL %q: unexpected path or query (%s)", srv, want)
-	}
-	if u.User != nil {
-		srv.User = u.User.Username()
+		return nil, fmt.Errorf("smtp URL %q: unexpected path or query (%s)", shown, want)
 	}
 	return srv, nil
 }

@@ -757,6 +757,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a = [\n'''x''', \"\"\"y\n\"\"\"]\n[[b]]\nc.d = {e = 1}\n"))
 	f.Add([]byte("users = [{name='a', timezone='UTC', feeds=['http://x']}]"))
+	f.Add([]byte("[[users]]\nname='a'\ntimezone='london'\nfeeds=['https://x/', {url='https://y/', title='Y', folder='F', z=1}]\n[[users.feeds]]\nurl='https://z/'\n"))
+	f.Add([]byte("[email]\nfrom='a@b.org'\nsmtp='smtp:user:pw@host'\ntls='none'\n[[users]]\nname='-'\ntimezone='Europe/Londn'\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data, "fuzz.toml")
 		if err == nil {
@@ -771,8 +773,19 @@ func FuzzParse(f *testing.F) {
 			if c.Fetch.Timeout <= 0 || c.Fetch.MaxBody <= 0 || c.Fetch.StartDelayMin > c.Fetch.StartDelayMax {
 				t.Errorf("accepted bad fetch settings %+v", c.Fetch)
 			}
+			for _, w := range c.Warnings {
+				if !strings.HasPrefix(w, "fuzz.toml: ") || strings.Contains(w, "\n") {
+					t.Errorf("warning %q is not one line naming the file", w)
+				}
+			}
 		} else if err.Error() == "" {
 			t.Errorf("empty error")
+		} else {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "fuzz.toml: ") || len(line) == len("fuzz.toml: ") {
+					t.Errorf("error line %q does not name the file and a problem", line)
+				}
+			}
 		}
 
 		ks := locate(string(data)) // must not panic on any input

@@ -140,8 +140,10 @@ func insertFeeds(data []byte, idx int, urls []string) ([]byte, error) {
 	loc := locate(l.src)
 	var e []edit
 	var err error
-	if feeds, ok := loc.places[fmt.Sprintf("users[%d].feeds", idx)]; ok {
-		e, err = l.extendArray(loc, fmt.Sprintf("users[%d].feeds", idx), feeds, urls)
+	path := fmt.Sprintf("users[%d].feeds", idx)
+	_, tables := loc.places[path+"[0]"] // [[users.feeds]], refused
+	if feeds, ok := loc.places[path]; ok || tables {
+		e, err = l.extendArray(loc, path, feeds, urls)
 	} else {
 		e, err = l.addFeedsKey(loc.places[fmt.Sprintf("users[%d].name", idx)], urls)
 	}
