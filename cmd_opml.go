@@ -169,7 +169,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, "", stderr)
+	cfg, now, err := loadConfigAndClock(*cfgPath, "")
 	if err != nil {
 		return err
 	}

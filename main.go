@@ -132,10 +132,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, *nowFlag, stderr)
+	cfg, now, err := loadConfigAndClock(*cfgPath, *nowFlag)
 	if err != nil {
 		return err
 	}
+	printWarnings(stderr, cfg)
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
@@ -158,18 +159,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return pipeline.WriteSummary(stdout, sum)
 }
 
-// loadConfigAndClock loads the configuration, printing its warnings on
-// stderr, and the time the command works at.
-func loadConfigAndClock(path, nowFlag string, stderr io.Writer) (*config.Config, time.Time, error) {
+func loadConfigAndClock(path, nowFlag string) (*config.Config, time.Time, error) {
 	if path == "" {
 		return nil, time.Time{}, errors.New("-config FILE is required")
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, time.Time{}, err
-	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "feeddigest: warning: %s\n", w)
 	}
 	now := time.Now()
 	if nowFlag != "" {
@@ -188,7 +184,20 @@ func configOnly(name string, args []string, stderr io.Writer) (*config.Config, t
 	if err := parseFlags(fs, args); err != nil {
 		return nil, time.Time{}, err
 	}
-	return loadConfigAndClock(*cfgPath, "", stderr)
+	cfg, now, err := loadConfigAndClock(*cfgPath, "")
+	if err == nil {
+		printWarnings(stderr, cfg)
+	}
+	return cfg, now, err
+}
+
+// printWarnings shows what in the configuration does not stop a command
+// but may surprise (a user without feeds). Commands that only read or
+// edit the feeds lists (export, import) leave them out.
+func printWarnings(stderr io.Writer, cfg *config.Config) {
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "feeddigest: warning: %s\n", w)
+	}
 }
 
 func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
