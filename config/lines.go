@@ -69,7 +69,7 @@ func (l *locator) paths(keys []toml.Key) [][]string {
 	out := make([][]string, len(keys))
 	agree := len(keys) == len(l.keys)
 	for i := 0; agree && i < len(keys); i++ {
-		agree = keys[i].String() == l.keys[i].key.String()
+		agree = keys[i].String() == l.keys[i].key.String() && len(l.keys[i].segs) == len(keys[i])
 	}
 	for i, k := range keys {
 		if agree {
