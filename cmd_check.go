@@ -89,7 +89,7 @@ func checkFeeds(ctx context.Context, cfg *config.Config, now time.Time) []feedCh
 func subscribers(cfg *config.Config) map[string][]string {
 	subs := map[string][]string{}
 	for _, u := range cfg.Users {
-		for _, f := range u.Feeds {
+		for _, f := range u.FeedURLs() {
 			subs[f] = append(subs[f], u.Name)
 		}
 	}

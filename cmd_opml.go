@@ -184,7 +184,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	known := knownFeeds(ctx, cfg, stderr)
 	var outlines []opml.Outline
 	for _, u := range users {
-		for _, feed := range u.Feeds {
+		for _, feed := range u.FeedURLs() {
 			o := opml.Outline{XMLURL: feed, Title: known[feed].Title, HTMLURL: known[feed].SiteURL}
 			if *user == "" {
 				o.Category = u.Name

@@ -89,6 +89,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	}
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) && len(cfgErr.Problems) > 1 {
+		fmt.Fprintf(stderr, "feeddigest: %s in the configuration:\n", cfgErr.Count())
+	}
 	fmt.Fprintf(stderr, "feeddigest: %v\n", err)
 	return 1
 }
@@ -132,6 +136,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	printWarnings(stderr, cfg)
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
@@ -179,7 +184,20 @@ func configOnly(name string, args []string, stderr io.Writer) (*config.Config, t
 	if err := parseFlags(fs, args); err != nil {
 		return nil, time.Time{}, err
 	}
-	return loadConfigAndClock(*cfgPath, "")
+	cfg, now, err := loadConfigAndClock(*cfgPath, "")
+	if err == nil {
+		printWarnings(stderr, cfg)
+	}
+	return cfg, now, err
+}
+
+// printWarnings shows what in the configuration does not stop a command
+// but may surprise (a user without feeds). Commands that only read or
+// edit the feeds lists (export, import) leave them out.
+func printWarnings(stderr io.Writer, cfg *config.Config) {
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "feeddigest: warning: %s\n", w)
+	}
 }
 
 func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

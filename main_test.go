@@ -163,3 +163,26 @@ func TestDemo(t *testing.T) {
 		t.Error("demo cleared a folder it did not make")
 	}
 }
+
+// TestConfigWarningsAndErrorCount: a user without feeds is a warning on
+// stderr that does not stop the command; several config errors come
+// under a count; a misspelt time zone names the closest one.
+func TestConfigWarningsAndErrorCount(t *testing.T) {
+	path := writeConfig(t, "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = []\n")
+	code, stdout, stderr := runCLI("check", "-config", path)
+	if code != 0 || !strings.Contains(stderr, `feeddigest: warning: `+path+`: users[0] "ada" has no feeds`) || !strings.Contains(stdout, "configuration is valid") {
+		t.Errorf("no feeds: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	path = writeConfig(t, "stat = \"x.db\"\n[[users]]\nname = \"ada\"\ntimezone = \"london\"\n")
+	code, _, stderr = runCLI("check", "-config", path)
+	if code != 1 || !strings.Contains(stderr, "feeddigest: 2 errors in the configuration:\n") ||
+		!strings.Contains(stderr, `unknown time zone "london"; did you mean "Europe/London"? (line 4)`) {
+		t.Errorf("two errors: exit %d\n%s", code, stderr)
+	}
+
+	path = writeConfig(t, "stat = \"x.db\"\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\n")
+	if code, _, stderr = runCLI("check", "-config", path); code != 1 || strings.Contains(stderr, "error in the configuration") || strings.Contains(stderr, "1 errors") {
+		t.Errorf("one error: exit %d\n%s", code, stderr)
+	}
+}

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	// Embed the time zone database so that user time zones load the same
 	// everywhere, also on hosts and containers without /usr/share/zoneinfo.
@@ -30,7 +32,7 @@ const (
 	DefaultHostRate    = 1.0
 	DefaultTimeout     = 30 * time.Second
 	DefaultMaxBody     = 10 * 1000 * 1000 // "10MB"
-	DefaultHead        = "auto"
+	DefaultHead        = HeadAuto
 	DefaultHintCap     = 7 * day
 )
 
@@ -42,7 +44,88 @@ const (
 	MaxUserName    = 64 // bytes; the name is used in file names
 )
 
-var userNameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
+var userNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// The document as the toml package decodes it. Every key is a value[T],
+// and tables are toml.Primitive, decoded one by one: a key or table of
+// the wrong type is then one problem among the others, all reported at
+// once, instead of the end of decoding.
+type (
+	document struct {
+		State     value[string]  `toml:"state"`
+		SiteDir   value[string]  `toml:"site_dir"`
+		SiteURL   value[string]  `toml:"site_url"`
+		Retention value[string]  `toml:"retention"`
+		Intro     value[string]  `toml:"intro"`
+		Fetch     toml.Primitive `toml:"fetch"`
+		Email     toml.Primitive `toml:"email"`
+		Users     toml.Primitive `toml:"users"`
+	}
+	fetchTable struct {
+		Concurrency          value[int64]   `toml:"concurrency"`
+		PerHost              value[int64]   `toml:"per_host"`
+		HostRate             value[float64] `toml:"host_rate"`
+		Timeout              value[string]  `toml:"timeout"`
+		MaxBody              value[any]     `toml:"max_body"`
+		AllowPrivateNetworks value[bool]    `toml:"allow_private_networks"`
+		Contact              value[string]  `toml:"contact"`
+		Head                 value[string]  `toml:"head"`
+		StartDelay           value[string]  `toml:"start_delay"`
+		HintCap              value[string]  `toml:"hint_cap"`
+	}
+	emailTable struct {
+		From   value[string] `toml:"from"`
+		Outbox value[string] `toml:"outbox"`
+		SMTP   value[string] `toml:"smtp"`
+		TLS    value[string] `toml:"tls"`
+	}
+	userTable struct {
+		Name       value[string] `toml:"name"`
+		Timezone   value[string] `toml:"timezone"`
+		Email      value[string] `toml:"email"`
+		DigestHour value[int64]  `toml:"digest_hour"`
+		Intro      value[string] `toml:"intro"`
+		Feeds      value[any]    `toml:"feeds"` // URLs and tables, checked by hand
+	}
+)
+
+// The keys of each table. The toml package matches keys to fields
+// case-insensitively (and then counts "Timeout" as decoded), so unknown
+// keys are found by comparing MetaData.Keys() with these.
+var (
+	topKeys   = keysOf(document{})
+	fetchKeys = keysOf(fetchTable{})
+	emailKeys = keysOf(emailTable{})
+	userKeys  = keysOf(userTable{})
+	feedKeys  = []string{"url", "title", "folder"}
+	tables    = map[string][]string{"": topKeys, "fetch": fetchKeys, "email": emailKeys, "users": userKeys, "users.feeds": feedKeys}
+)
+
+func keysOf(table any) []string {
+	var keys []string
+	for f := range reflect.TypeOf(table).Fields() {
+		keys = append(keys, f.Tag.Get("toml"))
+	}
+	return keys
+}
+
+// value is one key's value as the document holds it. The toml package
+// hands it over whatever its type; get checks the type.
+type value[T any] struct {
+	v   T
+	raw any // nil when the key is absent
+}
+
+func (f *value[T]) UnmarshalTOML(v any) error {
+	if n, isInt := v.(int64); isInt {
+		if _, wantFloat := any(f.v).(float64); wantFloat {
+			v = float64(n) // host_rate = 2
+		}
+	}
+	f.raw = v
+	f.v, _ = v.(T)
+	return nil
+}
 
 // Load reads, parses and validates the configuration file at path. It never
 // creates or modifies a file. On a bad configuration the error lists every
@@ -65,42 +148,33 @@ func Parse(data []byte, path string) (*Config, error) {
 		name = "config"
 	}
 	c := &Config{}
+	dir, err := filepath.Abs(filepath.Dir(path))
 	if path != "" {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		c.Path = abs
-		c.Dir = filepath.Dir(abs)
-	} else {
-		dir, err := filepath.Abs(".")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		c.Dir = dir
+		c.Path, err = filepath.Abs(path)
+		dir = filepath.Dir(c.Path)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c.Dir = dir
 
-	// Decode into a plain tree rather than into structs: type errors in one
-	// key then do not hide the problems of the others (all are reported at
-	// once), keys match exactly (the struct decoder would also accept
-	// "Timeout" for "timeout", and MetaData.Undecoded would not flag it), and
-	// a key that is absent is told apart from one set to zero. Unknown keys
-	// are found by checking the tree against the known names.
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	var doc document
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
 		var pe toml.ParseError
+		msg := name + ": " + oneLine(err.Error())
 		if errors.As(err, &pe) {
-			msg := strings.Join(strings.Fields(pe.Message), " ")
-			return nil, fmt.Errorf("%s: TOML syntax error: %s (line %d, column %d)", name, msg, pe.Position.Line, pe.Position.Col)
+			msg = fmt.Sprintf("%s: TOML syntax error: %s (line %d, column %d)", name, oneLine(pe.Message), pe.Position.Line, pe.Position.Col)
 		}
-		return nil, fmt.Errorf("%s: %s", name, oneLine(err.Error()))
+		return nil, &Error{Problems: []string{msg}}
 	}
-
-	p := &parser{name: name, lines: keyLines(string(data)), c: c}
-	p.top(raw)
-	if err := p.result(); err != nil {
-		return nil, err
+	p := &parser{name: name, md: md, loc: locate(string(data)), c: c}
+	p.unknownKeys()
+	p.top(&doc)
+	if len(p.errs) > 0 {
+		return nil, newError(p.errs)
 	}
+	c.Warnings = p.warnings
 	return c, nil
 }
 
@@ -114,151 +188,81 @@ func (c *Config) User(name string) (*User, bool) {
 	return nil, false
 }
 
-// AllFeeds returns the union of all users' feeds, sorted, each once.
+// AllFeeds returns the union of all users' feed URLs, sorted, each once.
 func (c *Config) AllFeeds() []string {
 	var all []string
 	for _, u := range c.Users {
-		all = append(all, u.Feeds...)
+		all = append(all, u.FeedURLs()...)
 	}
 	slices.Sort(all)
 	return slices.Compact(all)
 }
 
-// SMTPParts splits the smtp URL: host, port (default 587 for smtp://, 465
-// for smtps://), user name (may be empty) and whether TLS is implicit
-// (smtps://) rather than STARTTLS (smtp://). The password is not part of the
-// URL; it comes from the environment (FEEDDIGEST_SMTP_PASSWORD).
-func (e Email) SMTPParts() (host string, port int, user string, implicitTLS bool, err error) {
-	if strings.TrimSpace(e.SMTP) == "" {
-		return "", 0, "", false, errors.New("no smtp URL set")
-	}
-	u, err := url.Parse(strings.TrimSpace(e.SMTP))
-	if err != nil {
-		// Not echoed: it may hold a password.
-		return "", 0, "", false, errors.New("invalid smtp URL (want smtp://user@host:port or smtps://user@host:port)")
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			return "", 0, "", false, fmt.Errorf("smtp URL %q contains a password: remove it and set FEEDDIGEST_SMTP_PASSWORD instead", redactURL(u))
-		}
-		user = u.User.Username()
-	}
-	switch u.Scheme {
-	case "smtp":
-		port = 587
-	case "smtps":
-		port, implicitTLS = 465, true
-	default:
-		return "", 0, "", false, fmt.Errorf("smtp URL %q must start with smtp:// or smtps://", e.SMTP)
-	}
-	host = u.Hostname()
-	if host == "" || u.Opaque != "" {
-		return "", 0, "", false, fmt.Errorf("smtp URL %q has no host", e.SMTP)
-	}
-	if ps := u.Port(); ps != "" {
-		n, err := strconv.Atoi(ps)
-		if err != nil || n < 1 || n > 65535 {
-			return "", 0, "", false, fmt.Errorf("smtp URL %q has an invalid port", e.SMTP)
-		}
-		port = n
-	} else if strings.HasSuffix(u.Host, ":") {
-		return "", 0, "", false, fmt.Errorf("smtp URL %q has an empty port", e.SMTP)
-	}
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", 0, "", false, fmt.Errorf("smtp URL %q: unexpected path or query (want smtp://user@host:port)", e.SMTP)
-	}
-	return host, port, user, implicitTLS, nil
-}
-
-func redactURL(u *url.URL) string {
-	v := *u
-	if v.User != nil {
-		v.User = url.UserPassword(v.User.Username(), "xxxxx")
-	}
-	return v.String()
-}
-
-// parser turns the decoded TOML tree into a Config, collecting problems.
+// parser turns the decoded document into a Config, collecting problems.
 type parser struct {
-	name  string
-	lines *keyScan
-	c     *Config
-	errs  []problem
+	name     string
+	md       toml.MetaData
+	loc      *locator
+	c        *Config
+	errs     []problem
+	warnings []string
 }
 
-type problem struct {
-	line int // 0 when unknown
-	err  error
+// errorf records a problem. at is the indexed key path it concerns (for
+// the line); the message names the key, user or value at fault.
+func (p *parser) errorf(at, format string, args ...any) {
+	msg, line := p.message(at, format, args...)
+	p.errs = append(p.errs, problem{line, msg})
 }
 
-// result returns the problems as one error, in the order of their lines
-// (problems without a line last).
-func (p *parser) result() error {
-	if len(p.errs) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(p.errs, func(a, b problem) int {
-		if (a.line == 0) != (b.line == 0) {
-			if a.line == 0 {
-				return 1
-			}
-			return -1
-		}
-		return a.line - b.line
-	})
-	errs := make([]error, len(p.errs))
-	for i, pr := range p.errs {
-		errs[i] = pr.err
-	}
-	return errors.Join(errs...)
+func (p *parser) warnf(at, format string, args ...any) {
+	msg, _ := p.message(at, format, args...)
+	p.warnings = append(p.warnings, msg)
 }
 
-// errorf records a problem. at is the indexed key path it concerns (for the
-// line); msg should name the key, user or value at fault.
-func (p *parser) errorf(at string, format string, args ...any) {
-	msg := oneLine(fmt.Sprintf(format, args...))
-	ln := p.lines.line(at)
-	if ln > 0 {
-		msg += fmt.Sprintf(" (line %d)", ln)
+func (p *parser) message(at, format string, args ...any) (string, int) {
+	msg := p.name + ": " + oneLine(fmt.Sprintf(format, args...))
+	line := p.loc.line(at)
+	if line > 0 {
+		msg += fmt.Sprintf(" (line %d)", line)
 	}
-	p.errs = append(p.errs, problem{ln, fmt.Errorf("%s: %s", p.name, msg)})
+	return msg, line
 }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var (
-	topKeys   = []string{"state", "site_dir", "site_url", "retention", "intro", "fetch", "email", "users"}
-	fetchKeys = []string{"concurrency", "per_host", "host_rate", "timeout", "max_body", "allow_private_networks", "contact", "head", "start_delay", "hint_cap"}
-	emailKeys = []string{"from", "outbox", "smtp", "tls"}
-	userKeys  = []string{"name", "timezone", "email", "digest_hour", "intro", "feeds"}
-)
-
-// unknownKeys reports the keys of table that are not in known. base is the
-// table's indexed path ("" at the top).
-func (p *parser) unknownKeys(table map[string]any, base string, known []string) {
-	var bad []string
-	for k := range table {
-		if !slices.Contains(known, k) {
-			bad = append(bad, k)
+// unknownKeys reports, in document order, each key that is not one of
+// its table's, once (not the keys below it).
+func (p *parser) unknownKeys() {
+	keys := p.md.Keys()
+	paths := p.loc.paths(keys)
+	reported := map[string]bool{}
+	for i, k := range keys {
+		for j := range k {
+			known, ours := tables[k[:j].String()]
+			if !ours {
+				break // below a key that is not a table: reported as a type error
+			}
+			if slices.Contains(known, k[j]) {
+				continue
+			}
+			path := strings.Join(paths[i][:j+1], ".")
+			if !reported[path] {
+				reported[path] = true
+				hint := ""
+				if s := suggest(k[j], known); s != "" {
+					hint = fmt.Sprintf("; did you mean %q?", s)
+				}
+				at := path
+				if p.loc.line(at) == 0 { // a dotted key: "fetcher.x = 1"
+					at = strings.Join(paths[i], ".")
+				}
+				p.errorf(at, "unknown key %q%s", path, hint)
+			}
+			break
 		}
-	}
-	// Report in document order.
-	slices.SortFunc(bad, func(a, b string) int {
-		la, lb := p.lines.line(joinIndexed(base, a)), p.lines.line(joinIndexed(base, b))
-		if la != lb {
-			return la - lb
-		}
-		return strings.Compare(a, b)
-	})
-	for _, k := range bad {
-		path := joinIndexed(base, k)
-		hint := ""
-		if s := suggest(k, known); s != "" {
-			hint = fmt.Sprintf("; did you mean %q?", s)
-		}
-		p.errorf(path, "unknown key %q%s", path, hint)
 	}
 }
 
@@ -301,101 +305,98 @@ func editDistance(a, b string) int {
 
 // tomlType names the TOML type of a decoded value for messages.
 func tomlType(v any) string {
-	switch v := v.(type) {
+	switch v.(type) {
 	case string:
 		return fmt.Sprintf("string %q", v)
-	case int64:
-		return fmt.Sprintf("integer %d", v)
-	case float64:
-		return fmt.Sprintf("float %v", v)
-	case bool:
-		return fmt.Sprintf("boolean %v", v)
+	case int64, float64, bool:
+		return fmt.Sprintf("%s %v", map[string]string{"int64": "integer", "float64": "float", "bool": "boolean"}[fmt.Sprintf("%T", v)], v)
 	case map[string]any:
 		return "a table"
 	case []map[string]any, []any:
 		return "an array"
-	case time.Time:
-		return "a date-time"
-	default:
-		return fmt.Sprintf("a %T", v)
 	}
+	return "a date-time" // the only other TOML type
 }
 
-// str fetches an optional string; ok reports whether it was set (and valid).
-func (p *parser) str(t map[string]any, base, key string) (string, bool) {
-	v, present := t[key]
-	if !present {
-		return "", false
+// get returns a key's value; ok is false when the key is absent or of
+// the wrong type (reported).
+func get[T any](p *parser, f value[T], path string) (v T, ok bool) {
+	if f.raw == nil {
+		return f.v, false
 	}
-	s, ok := v.(string)
-	if !ok {
-		path := joinIndexed(base, key)
-		p.errorf(path, "%s: want a string, got %s", path, tomlType(v))
-		return "", false
+	if _, ok := f.raw.(T); !ok {
+		want := map[string]string{"string": "a string", "int64": "an integer", "float64": "a number", "bool": "true or false"}[fmt.Sprintf("%T", f.v)]
+		p.errorf(path, "%s: want %s, got %s", path, want, tomlType(f.raw))
+		return f.v, false
 	}
-	return s, true
+	return f.v, true
 }
 
-func (p *parser) integer(t map[string]any, base, key string) (int64, bool) {
-	v, present := t[key]
-	if !present {
-		return 0, false
-	}
-	n, ok := v.(int64)
+// parsed reads a string key through parse; a failure is reported as
+// "path: error".
+func parsed[V any](p *parser, f value[string], path string, parse func(string) (V, error)) (V, bool) {
+	s, ok := get(p, f, path)
 	if !ok {
-		path := joinIndexed(base, key)
-		p.errorf(path, "%s: want an integer, got %s", path, tomlType(v))
-		return 0, false
+		var zero V
+		return zero, false
 	}
-	return n, true
-}
-
-func (p *parser) boolean(t map[string]any, base, key string) (bool, bool) {
-	v, present := t[key]
-	if !present {
-		return false, false
-	}
-	b, ok := v.(bool)
-	if !ok {
-		path := joinIndexed(base, key)
-		p.errorf(path, "%s: want true or false, got %s", path, tomlType(v))
-		return false, false
-	}
-	return b, true
-}
-
-// duration fetches an optional duration string (see ParseDuration) that
-// must be > 0.
-func (p *parser) duration(t map[string]any, base, key string, def time.Duration) time.Duration {
-	s, ok := p.str(t, base, key)
-	if !ok {
-		return def
-	}
-	path := joinIndexed(base, key)
-	d, err := ParseDuration(s)
+	v, err := parse(s)
 	if err != nil {
 		p.errorf(path, "%s: %v", path, err)
-		return def
 	}
-	if d <= 0 {
-		p.errorf(path, "%s: must be longer than zero, got %q", path, s)
+	return v, err == nil
+}
+
+// table decodes a table into t; false (reported) when key is not one.
+func (p *parser) table(prim toml.Primitive, key string, t any) bool {
+	if err := p.md.PrimitiveDecode(prim, t); err != nil {
+		var raw any
+		p.md.PrimitiveDecode(prim, &raw)
+		p.errorf(key, "%s: want a table, got %s", key, tomlType(raw))
+		return false
+	}
+	return true
+}
+
+// duration reads an optional duration (see ParseDuration) that must be > 0.
+func (p *parser) duration(f value[string], path string, def time.Duration) time.Duration {
+	d, ok := parsed(p, f, path, func(s string) (time.Duration, error) {
+		d, err := ParseDuration(s)
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("must be longer than zero, got %q", s)
+		}
+		return d, err
+	})
+	if !ok {
 		return def
 	}
 	return d
 }
 
-// table fetches an optional sub-table.
-func (p *parser) table(t map[string]any, key string) map[string]any {
-	v, present := t[key]
-	if !present {
-		return nil
-	}
-	m, ok := v.(map[string]any)
+// integer reads an optional integer in [lo, hi]; what names it in messages.
+func (p *parser) integer(f value[int64], path, what string, lo, hi, def int) int {
+	n, ok := get(p, f, path)
 	if !ok {
-		p.errorf(key, "%s: want a table [%s], got %s", key, key, tomlType(v))
-		return nil
+		return def
 	}
-	return m
+	if n < int64(lo) || n > int64(hi) {
+		p.errorf(path, "%s: must be %d to %d, got %d", what, lo, hi, n)
+		return def
+	}
+	return int(n)
+}
+
+// folder reads a path key that may not be empty, resolved against the
+// config's folder.
+func (p *parser) folder(f value[string], key, def string) string {
+	s, ok := get(p, f, key)
+	if ok && strings.TrimSpace(s) == "" {
+		p.errorf(key, "%s: must not be empty (default %q)", key, def)
+	}
+	if !ok || strings.TrimSpace(s) == "" {
+		s = def
+	}
+	return p.resolve(s)
 }
 
 // resolve makes a configured path absolute against the config's folder.
@@ -406,145 +407,89 @@ func (p *parser) resolve(s string) string {
 	return filepath.Join(p.c.Dir, s)
 }
 
-func (p *parser) top(raw map[string]any) {
+func (p *parser) top(d *document) {
 	c := p.c
-	p.unknownKeys(raw, "", topKeys)
-
-	c.State = p.resolve(DefaultState)
-	if s, ok := p.str(raw, "", "state"); ok {
-		if strings.TrimSpace(s) == "" {
-			p.errorf("state", "state: must not be empty (default %q)", DefaultState)
-		} else {
-			c.State = p.resolve(s)
-		}
-	}
-	c.SiteDir = p.resolve(DefaultSiteDir)
-	if s, ok := p.str(raw, "", "site_dir"); ok {
-		if strings.TrimSpace(s) == "" {
-			p.errorf("site_dir", "site_dir: must not be empty (default %q)", DefaultSiteDir)
-		} else {
-			c.SiteDir = p.resolve(s)
-		}
-	}
-	if s, ok := p.str(raw, "", "site_url"); ok && strings.TrimSpace(s) != "" {
-		u, err := httpURL(s)
-		switch {
-		case err != nil:
-			p.errorf("site_url", "site_url: %v", err)
-		case u.RawQuery != "" || u.Fragment != "":
-			p.errorf("site_url", "site_url: %q must not have a query or fragment", s)
-		default:
-			if !strings.HasSuffix(u.Path, "/") {
-				u.Path += "/"
-				if u.RawPath != "" {
-					u.RawPath += "/"
-				}
-			}
-			c.SiteURL = u.String()
-		}
-	}
-	c.Retention = p.duration(raw, "", "retention", DefaultRetention)
-	if s, ok := p.str(raw, "", "intro"); ok {
-		c.Intro = s
-	}
-
-	p.fetch(p.table(raw, "fetch"))
-	p.email(p.table(raw, "email"))
-	p.users(raw)
+	c.State = p.folder(d.State, "state", DefaultState)
+	c.SiteDir = p.folder(d.SiteDir, "site_dir", DefaultSiteDir)
+	c.SiteURL, _ = parsed(p, d.SiteURL, "site_url", siteURL)
+	c.Retention = p.duration(d.Retention, "retention", DefaultRetention)
+	c.Intro, _ = get(p, d.Intro, "intro")
+	p.fetch(d.Fetch)
+	p.email(d.Email)
+	p.users(d.Users)
 }
 
-func (p *parser) fetch(t map[string]any) {
-	f := &p.c.Fetch
-	*f = Fetch{
-		Concurrency: DefaultConcurrency,
-		PerHost:     DefaultPerHost,
-		HostRate:    DefaultHostRate,
-		Timeout:     DefaultTimeout,
-		MaxBody:     DefaultMaxBody,
-		Head:        DefaultHead,
-		HintCap:     DefaultHintCap,
+// siteURL checks site_url and gives it a trailing "/"; "" is unset.
+func siteURL(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", nil
 	}
-	const b = "fetch"
-	p.unknownKeys(t, b, fetchKeys)
+	u, err := httpURL(s)
+	if err != nil {
+		return "", err
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q must not have a query or fragment", s)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	return u.String(), nil
+}
 
-	if n, ok := p.integer(t, b, "concurrency"); ok {
-		if n < 1 || n > MaxConcurrency {
-			p.errorf("fetch.concurrency", "fetch.concurrency: must be 1 to %d, got %d", MaxConcurrency, n)
-		} else {
-			f.Concurrency = int(n)
-		}
+func (p *parser) fetch(prim toml.Primitive) {
+	f := &p.c.Fetch
+	*f = Fetch{HostRate: DefaultHostRate, MaxBody: DefaultMaxBody, Head: DefaultHead}
+	var t fetchTable
+	p.table(prim, "fetch", &t)
+	f.Concurrency = p.integer(t.Concurrency, "fetch.concurrency", "fetch.concurrency", 1, MaxConcurrency, DefaultConcurrency)
+	f.PerHost = p.integer(t.PerHost, "fetch.per_host", "fetch.per_host", 1, MaxPerHost, DefaultPerHost)
+	f.Timeout = p.duration(t.Timeout, "fetch.timeout", DefaultTimeout)
+	f.HintCap = p.duration(t.HintCap, "fetch.hint_cap", DefaultHintCap)
+	f.AllowPrivateNetworks, _ = get(p, t.AllowPrivateNetworks, "fetch.allow_private_networks")
+
+	if rate, ok := get(p, t.HostRate, "fetch.host_rate"); ok && !(rate > 0 && rate <= MaxHostRate) {
+		p.errorf("fetch.host_rate", "fetch.host_rate: must be above 0 and at most %g, got %v", MaxHostRate, rate)
+	} else if ok {
+		f.HostRate = rate
 	}
-	if n, ok := p.integer(t, b, "per_host"); ok {
-		if n < 1 || n > MaxPerHost {
-			p.errorf("fetch.per_host", "fetch.per_host: must be 1 to %d, got %d", MaxPerHost, n)
-		} else {
-			f.PerHost = int(n)
-		}
+	var size int64
+	var err error
+	switch v := t.MaxBody.raw.(type) {
+	case nil:
+		size = DefaultMaxBody
+	case string:
+		size, err = ParseSize(v)
+	case int64:
+		size = v
+	default:
+		err = fmt.Errorf("want a size like \"10MB\", got %s", tomlType(v))
 	}
-	if v, present := t["host_rate"]; present {
-		var r float64
-		switch v := v.(type) {
-		case float64:
-			r = v
-		case int64:
-			r = float64(v)
-		default:
-			p.errorf("fetch.host_rate", "fetch.host_rate: want a number of requests per second, got %s", tomlType(v))
-			r = DefaultHostRate
-		}
-		if !(r > 0 && r <= MaxHostRate) {
-			p.errorf("fetch.host_rate", "fetch.host_rate: must be above 0 and at most %g, got %v", MaxHostRate, v)
-		} else {
-			f.HostRate = r
-		}
+	switch {
+	case err != nil:
+		p.errorf("fetch.max_body", "fetch.max_body: %v", err)
+	case size <= 0:
+		p.errorf("fetch.max_body", "fetch.max_body: must be more than 0 bytes, got %v", t.MaxBody.raw)
+	default:
+		f.MaxBody = size
 	}
-	f.Timeout = p.duration(t, b, "timeout", DefaultTimeout)
-	f.HintCap = p.duration(t, b, "hint_cap", DefaultHintCap)
-	if v, present := t["max_body"]; present {
-		var n int64
-		var err error
-		switch v := v.(type) {
-		case string:
-			n, err = ParseSize(v)
-		case int64:
-			n = v
-		default:
-			err = fmt.Errorf("want a size like \"10MB\", got %s", tomlType(v))
+	f.Contact, _ = parsed(p, t.Contact, "fetch.contact", contact)
+	if mode, ok := parsed(p, t.Head, "fetch.head", func(s string) (HeadMode, error) {
+		if mode := HeadMode(s); mode == HeadAuto || mode == HeadAlways {
+			return mode, nil
 		}
-		switch {
-		case err != nil:
-			p.errorf("fetch.max_body", "fetch.max_body: %v", err)
-		case n <= 0:
-			p.errorf("fetch.max_body", "fetch.max_body: must be more than 0 bytes, got %v", v)
-		default:
-			f.MaxBody = n
-		}
+		return "", fmt.Errorf("must be %q or %q, got %q", HeadAuto, HeadAlways, s)
+	}); ok {
+		f.Head = mode
 	}
-	if v, ok := p.boolean(t, b, "allow_private_networks"); ok {
-		f.AllowPrivateNetworks = v
-	}
-	if s, ok := p.str(t, b, "contact"); ok && strings.TrimSpace(s) != "" {
-		if err := checkContact(s); err != nil {
-			p.errorf("fetch.contact", "fetch.contact: %v", err)
-		} else {
-			f.Contact = strings.TrimSpace(s)
-		}
-	}
-	if s, ok := p.str(t, b, "head"); ok {
-		if s != "auto" && s != "always" {
-			p.errorf("fetch.head", "fetch.head: must be \"auto\" or \"always\", got %q", s)
-		} else {
-			f.Head = s
-		}
-	}
-	if s, ok := p.str(t, b, "start_delay"); ok {
-		lo, hi, err := parseStartDelay(s)
-		if err != nil {
-			p.errorf("fetch.start_delay", "fetch.start_delay: %v", err)
-		} else {
-			f.StartDelayMin, f.StartDelayMax = lo, hi
-		}
-	}
+	delay, _ := parsed(p, t.StartDelay, "fetch.start_delay", func(s string) (d [2]time.Duration, err error) {
+		d[0], d[1], err = parseStartDelay(s)
+		return d, err
+	})
+	f.StartDelayMin, f.StartDelayMax = delay[0], delay[1]
 }
 
 // httpURL parses an absolute http(s) URL with a host.
@@ -562,57 +507,58 @@ func httpURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-func checkContact(s string) error {
+// contact checks fetch.contact, an http(s) or mailto: URL; "" is unset.
+func contact(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if strings.ContainsAny(s, " \t\r\n") {
-		return fmt.Errorf("%q must not contain spaces", s)
+		return "", fmt.Errorf("%q must not contain spaces", s)
 	}
 	if strings.HasPrefix(strings.ToLower(s), "mailto:") {
 		u, err := url.Parse(s)
 		if err != nil || u.Opaque == "" {
-			return fmt.Errorf("invalid mailto URL %q", s)
+			return "", fmt.Errorf("invalid mailto URL %q", s)
 		}
 		addr, _, _ := strings.Cut(u.Opaque, "?")
 		if _, err := mail.ParseAddress(addr); err != nil {
-			return fmt.Errorf("invalid address in %q", s)
+			return "", fmt.Errorf("invalid address in %q", s)
 		}
-		return nil
+	} else if _, err := httpURL(s); err != nil && s != "" {
+		return "", fmt.Errorf("%q must be an absolute http(s) URL or a mailto: URL", s)
 	}
-	if _, err := httpURL(s); err != nil {
-		return fmt.Errorf("%q must be an absolute http(s) URL or a mailto: URL", s)
-	}
-	return nil
+	return s, nil
 }
 
-func (p *parser) email(t map[string]any) {
-	e := &p.c.Email
-	const b = "email"
-	p.unknownKeys(t, b, emailKeys)
-	from, fromOK := p.str(t, b, "from")
-	outbox, _ := p.str(t, b, "outbox")
-	smtp, _ := p.str(t, b, "smtp")
-	tlsMode, _ := p.str(t, b, "tls")
-	from, outbox, smtp = strings.TrimSpace(from), strings.TrimSpace(outbox), strings.TrimSpace(smtp)
-	switch tlsMode = strings.TrimSpace(tlsMode); tlsMode {
-	case "":
-		// Unset means starttls; left empty so an absent [email] stays zero.
-	case "starttls", "opportunistic", "none":
-		e.TLS = tlsMode
-	default:
-		p.errorf("email.tls", "email.tls: %q is not one of \"starttls\", \"opportunistic\", \"none\"", tlsMode)
+func (p *parser) email(prim toml.Primitive) {
+	var t emailTable
+	if !p.table(prim, "email", &t) {
+		return
 	}
-
+	e := &p.c.Email
+	from, fromOK := get(p, t.From, "email.from")
+	outbox, _ := get(p, t.Outbox, "email.outbox")
+	smtp, _ := get(p, t.SMTP, "email.smtp")
+	from, outbox, smtp = strings.TrimSpace(from), strings.TrimSpace(outbox), strings.TrimSpace(smtp)
+	// Unset, TLS stays "" (TLSStartTLS), so that an absent [email] stays zero.
+	e.TLS, _ = parsed(p, t.TLS, "email.tls", func(s string) (TLSMode, error) {
+		if mode := TLSMode(strings.TrimSpace(s)); slices.Contains([]TLSMode{"", TLSStartTLS, TLSOpportunistic, TLSNone}, mode) {
+			return mode, nil
+		}
+		return "", fmt.Errorf("%q is not one of %q, %q, %q", s, TLSStartTLS, TLSOpportunistic, TLSNone)
+	})
 	if outbox != "" {
 		e.Outbox = p.resolve(outbox)
 	}
-	if smtp != "" {
-		e.SMTP = smtp
-		if _, _, _, _, err := e.SMTPParts(); err != nil {
-			p.errorf("email.smtp", "email.smtp: %v", err)
-			e.SMTP = ""
+	e.SMTP, _ = parsed(p, t.SMTP, "email.smtp", func(s string) (*SMTPServer, error) {
+		if strings.TrimSpace(s) == "" {
+			return nil, nil // unset
 		}
+		return parseSMTP(s)
+	})
+	if srv := e.SMTP; srv != nil && e.TLS == TLSNone && srv.User != "" && !srv.ImplicitTLS {
+		p.errorf("email.tls", "email.tls: %q cannot be used with a user name in email.smtp (%q): a password is never sent unencrypted, so no login could succeed; use %q, or drop the user for a relay that needs no login",
+			TLSNone, srv.User, TLSStartTLS)
 	}
-	_, fromPresent := t["from"]
+	fromPresent := t.From.raw != nil
 	switch {
 	case from != "":
 		if _, err := mail.ParseAddress(from); err != nil {
@@ -629,42 +575,72 @@ func (p *parser) email(t map[string]any) {
 	}
 }
 
-func (p *parser) users(raw map[string]any) {
-	var tables []map[string]any
-	switch v := raw["users"].(type) {
-	case nil:
-	case []map[string]any:
-		tables = v
-	case []any:
-		for i, e := range v {
-			m, ok := e.(map[string]any)
-			if !ok {
-				at := fmt.Sprintf("users[%d]", i)
-				p.errorf(at, "%s: want a table, got %s", at, tomlType(e))
-				continue
-			}
-			tables = append(tables, m)
+// parseSMTP parses the smtp URL. Its messages quote no more of it than
+// the scheme and host: user info, a path or a query may hold a password,
+// and so may an opaque part when "//" is missing ("smtp:user:pw@host").
+func parseSMTP(s string) (*SMTPServer, error) {
+	const want = "want smtp://user@host:port or smtps://user@host:port"
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Scheme == "" {
+		return nil, fmt.Errorf("invalid smtp URL (%s)", want)
+	}
+	if _, has := u.User.Password(); has {
+		return nil, errors.New("the smtp URL contains a password: remove it and set FEEDDIGEST_SMTP_PASSWORD instead")
+	}
+	srv := &SMTPServer{Host: u.Hostname(), Port: 587, User: u.User.Username()}
+	shown := u.Scheme + "://" + u.Host
+	if u.Opaque != "" {
+		shown = u.Scheme + ":..."
+	}
+	switch {
+	case u.Scheme == "smtps":
+		srv.Port, srv.ImplicitTLS = 465, true
+	case u.Scheme != "smtp":
+		return nil, fmt.Errorf("smtp URL %q must start with smtp:// or smtps://", shown)
+	}
+	switch ps := u.Port(); {
+	case u.Opaque != "":
+		return nil, fmt.Errorf("smtp URL %q has no \"//\" after %q (%s)", shown, u.Scheme+":", want)
+	case srv.Host == "":
+		return nil, fmt.Errorf("smtp URL %q has no host (%s)", shown, want)
+	case ps == "" && strings.HasSuffix(u.Host, ":"):
+		return nil, fmt.Errorf("smtp URL %q has an empty port", shown)
+	case ps != "":
+		if srv.Port, err = strconv.Atoi(ps); err != nil || srv.Port < 1 || srv.Port > 65535 {
+			return nil, fmt.Errorf("smtp URL %q has an invalid port", shown)
 		}
-		if len(v) > 0 && len(tables) == 0 {
-			return // each element reported above
-		}
-	default:
-		p.errorf("users", "users: want [[users]] tables, got %s", tomlType(v))
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("smtp URL %q: unexpected path or query (%s)", shown, want)
+	}
+	return srv, nil
+}
+
+func (p *parser) users(prim toml.Primitive) {
+	var items []toml.Primitive
+	if err := p.md.PrimitiveDecode(prim, &items); err != nil {
+		var raw any
+		p.md.PrimitiveDecode(prim, &raw)
+		p.errorf("users", "users: want [[users]] tables, got %s", tomlType(raw))
 		return
 	}
-	if len(tables) == 0 {
+	if len(items) == 0 {
 		p.errorf("users", "no [[users]]: add at least one user with a name, a timezone and feeds")
 		return
 	}
-
 	seen := map[string]int{}
-	for i, t := range tables {
-		u, ok := p.user(i, t)
+	for i, item := range items {
+		base := fmt.Sprintf("users[%d]", i)
+		var t userTable
+		if !p.table(item, base, &t) {
+			continue
+		}
+		u, ok := p.user(base, &t)
 		if !ok {
 			continue
 		}
 		if j, dup := seen[u.Name]; dup {
-			p.errorf(fmt.Sprintf("users[%d].name", i), "users[%d] %q: duplicate user name (also users[%d])", i, u.Name, j)
+			p.errorf(base+".name", "%s %q: duplicate user name (also users[%d])", base, u.Name, j)
 			continue
 		}
 		seen[u.Name] = i
@@ -672,95 +648,171 @@ func (p *parser) users(raw map[string]any) {
 	}
 }
 
-// user reads users[i]; ok is false when the user has no usable name.
-func (p *parser) user(i int, t map[string]any) (User, bool) {
-	base := fmt.Sprintf("users[%d]", i)
-	p.unknownKeys(t, base, userKeys)
-	var u User
-
-	name, hasName := p.str(t, base, "name")
+// user reads users[i] (base); ok is false when it has no usable name.
+func (p *parser) user(base string, t *userTable) (u User, ok bool) {
+	name, hasName := get(p, t.Name, base+".name")
 	who := base // how messages name the user
-	nameOK := false
-	switch {
-	case !hasName:
-		if _, present := t["name"]; !present {
-			p.errorf(base, "%s: name is required", base)
-		}
-	case name == "":
-		p.errorf(base+".name", "%s: name must not be empty", base)
-	case !userNameRE.MatchString(name):
-		p.errorf(base+".name", "%s: name %q may only contain a-z, 0-9 and -", base, name)
-	case len(name) > MaxUserName:
-		p.errorf(base+".name", "%s: name %q is longer than %d characters", base, name, MaxUserName)
-	default:
-		nameOK = true
-		u.Name = name
-	}
 	if hasName && name != "" {
 		who = fmt.Sprintf("%s %q", base, name)
 	}
-
-	tz, hasTZ := p.str(t, base, "timezone")
 	switch {
+	case t.Name.raw == nil:
+		p.errorf(base, "%s: name is required", base)
+	case !hasName:
+	case name == "":
+		p.errorf(base+".name", "%s: name must not be empty", base)
+	case !userNameRE.MatchString(name):
+		p.errorf(base+".name", "%s: name %q may only contain a-z, 0-9 and -, and must start with a letter or digit", base, name)
+	case len(name) > MaxUserName:
+		p.errorf(base+".name", "%s: name %q is longer than %d characters", base, name, MaxUserName)
+	default:
+		u.Name, ok = name, true
+	}
+
+	tz, hasTZ := get(p, t.Timezone, base+".timezone")
+	switch {
+	case t.Timezone.raw == nil:
+		p.errorf(base, "%s: timezone is required (an IANA name such as \"Europe/London\")", who)
 	case !hasTZ:
-		if _, present := t["timezone"]; !present {
-			p.errorf(base, "%s: timezone is required (an IANA name such as \"Europe/London\")", who)
-		}
 	case tz == "" || tz == "Local":
 		p.errorf(base+".timezone", "%s: time zone %q is not allowed: use an IANA name such as \"Europe/London\" or \"UTC\"", who, tz)
 	default:
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
-			p.errorf(base+".timezone", "%s: unknown time zone %q", who, tz)
+			p.errorf(base+".timezone", "%s: unknown time zone %q%s", who, tz, didYouMean(suggestZones(tz, zoneNames())))
 		} else {
 			u.Timezone, u.Location = tz, loc
 		}
 	}
 
-	if s, ok := p.str(t, base, "email"); ok && strings.TrimSpace(s) != "" {
-		if _, err := mail.ParseAddress(strings.TrimSpace(s)); err != nil {
+	if s, ok := get(p, t.Email, base+".email"); ok && strings.TrimSpace(s) != "" {
+		u.Email = strings.TrimSpace(s)
+		if _, err := mail.ParseAddress(u.Email); err != nil {
 			p.errorf(base+".email", "%s: invalid email address %q", who, s)
-		} else {
-			u.Email = strings.TrimSpace(s)
 		}
 	}
-
-	if h, ok := p.integer(t, base, "digest_hour"); ok {
-		if h < 0 || h > 23 {
-			p.errorf(base+".digest_hour", "%s: digest_hour must be 0 to 23, got %d", who, h)
-		} else {
-			u.DigestHour = int(h)
+	u.DigestHour = p.integer(t.DigestHour, base+".digest_hour", who+": digest_hour", 0, 23, 0)
+	u.Intro, _ = get(p, t.Intro, base+".intro")
+	u.Feeds = p.feeds(base, who, t.Feeds.raw)
+	if len(u.Feeds) == 0 && ok {
+		at := base + ".feeds"
+		if t.Feeds.raw == nil {
+			at = base
 		}
+		p.warnf(at, "%s has no feeds: their digests will be empty (add feed URLs to feeds)", who)
 	}
+	return u, ok
+}
 
-	if s, ok := p.str(t, base, "intro"); ok {
-		u.Intro = s
+// feeds reads a user's feeds: URLs and { url, title, folder } tables.
+func (p *parser) feeds(base, who string, raw any) []Subscription {
+	subs := []Subscription{}
+	var items []any
+	switch v := raw.(type) {
+	case nil:
+	case []any:
+		items = v
+	case []map[string]any: // [[users.feeds]]
+		for _, m := range v {
+			items = append(items, m)
+		}
+	default:
+		p.errorf(base+".feeds", "%s: feeds: want an array of URLs, got %s", who, tomlType(raw))
 	}
-
-	if v, present := t["feeds"]; present {
-		list, ok := v.([]any)
+	for j, item := range items {
+		at := fmt.Sprintf("%s.feeds[%d]", base, j)
+		s, ok := p.subscription(at, fmt.Sprintf("%s: feeds[%d]", who, j), item)
 		if !ok {
-			p.errorf(base+".feeds", "%s: feeds: want an array of URLs, got %s", who, tomlType(v))
+			continue
 		}
-		u.Feeds = []string{}
-		for j, e := range list {
-			at := fmt.Sprintf("%s.feeds[%d]", base, j)
-			s, ok := e.(string)
-			if !ok {
-				p.errorf(at, "%s: feeds[%d]: want a URL string, got %s", who, j, tomlType(e))
-				continue
-			}
-			if _, err := httpURL(s); err != nil {
-				p.errorf(at, "%s: bad feed URL: %v", who, err)
-				continue
-			}
-			s = strings.TrimSpace(s)
-			if !slices.Contains(u.Feeds, s) {
-				u.Feeds = append(u.Feeds, s)
-			}
+		k := slices.IndexFunc(subs, func(have Subscription) bool { return have.URL == s.URL })
+		if k < 0 {
+			subs = append(subs, s)
+		} else if s != subs[k] && (s.Title != "" || s.Folder != "") {
+			p.warnf(at, "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
 		}
-	} else {
-		u.Feeds = []string{}
 	}
-	return u, nameOK
+	return subs
+}
+
+// subscription reads one item of feeds (at); what names it in messages.
+func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
+	var s Subscription
+	var ok bool
+	switch v := item.(type) {
+	case string:
+		s.URL, ok = p.feedURL(at, what, v)
+	case map[string]any:
+		ok = true
+		text := func(key string) string {
+			s, isString := v[key].(string)
+			if v[key] != nil && !isString {
+				p.errorf(at+"."+key, "%s: %s: want a string, got %s", what, key, tomlType(v[key]))
+				ok = false
+			} else if strings.ContainsFunc(s, unicode.IsControl) {
+				p.errorf(at+"."+key, "%s: %s %q must not contain control characters", what, key, s)
+				ok = false
+			}
+			return strings.TrimSpace(s)
+		}
+		s.Title, s.Folder = text("title"), text("folder")
+		if v["url"] == nil {
+			p.errorf(at, "%s: url is required in { url = \"...\", title = \"...\", folder = \"...\" }", what)
+			return s, false
+		}
+		url := text("url")
+		if ok {
+			s.URL, ok = p.feedURL(at+".url", what, url)
+		}
+	default:
+		p.errorf(at, "%s: want a URL string or { url = \"...\", title = \"...\", folder = \"...\" }, got %s", what, tomlType(item))
+	}
+	return s, ok
+}
+
+func (p *parser) feedURL(at, what, s string) (string, bool) {
+	if _, err := httpURL(s); err != nil {
+		p.errorf(at, "%s: bad feed URL: %v", what, err)
+		return "", false
+	}
+	return strings.TrimSpace(s), true
+}
+
+// Error is a configuration that did not load: each problem is one line
+// naming the file, the key or user at fault and, where known, the line.
+type Error struct {
+	Problems []string
+}
+
+type problem struct {
+	line int // 0 when unknown
+	msg  string
+}
+
+// newError orders problems by line, those without one last.
+func newError(probs []problem) *Error {
+	slices.SortStableFunc(probs, func(a, b problem) int {
+		if (a.line == 0) != (b.line == 0) {
+			if a.line == 0 {
+				return 1
+			}
+			return -1
+		}
+		return a.line - b.line
+	})
+	e := &Error{}
+	for _, pr := range probs {
+		e.Problems = append(e.Problems, pr.msg)
+	}
+	return e
+}
+
+func (e *Error) Error() string { return strings.Join(e.Problems, "\n") }
+
+// Count says how many problems there are, e.g. "1 error", "3 errors".
+func (e *Error) Count() string {
+	if len(e.Problems) == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", len(e.Problems))
 }

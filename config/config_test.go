@@ -60,7 +60,7 @@ func TestLoadGood(t *testing.T) {
 	check("Email", c.Email, Email{
 		From:   "Digest <digest@example.org>",
 		Outbox: filepath.Join(dir, "out", "mail"),
-		SMTP:   "smtps://digest@mail.example.org",
+		SMTP:   &SMTPServer{Host: "mail.example.org", Port: 465, User: "digest", ImplicitTLS: true},
 	})
 
 	if len(c.Users) != 3 {
@@ -74,16 +74,11 @@ func TestLoadGood(t *testing.T) {
 	check("ada.DigestHour", ada.DigestHour, 6)
 	check("ada.Intro", ada.Intro, "Morning, Ada.")
 	// The duplicate feed is dropped, order kept.
-	check("ada.Feeds", ada.Feeds, []string{"https://example.org/feed.xml", "https://example.com/atom.xml"})
+	check("ada.Feeds", ada.FeedURLs(), []string{"https://example.org/feed.xml", "https://example.com/atom.xml"})
 	check("bob.Name", c.Users[1].Name, "bob-2")
 	check("bob.Location", c.Users[1].Location.String(), "America/New_York")
 	check("bob.DigestHour", c.Users[1].DigestHour, 0)
-	check("chie.Feeds", c.Users[2].Feeds, []string{})
-
-	host, port, user, tls, err := c.Email.SMTPParts()
-	if err != nil || host != "mail.example.org" || port != 465 || user != "digest" || !tls {
-		t.Errorf("SMTPParts = %q %d %q %v %v", host, port, user, tls, err)
-	}
+	check("chie.Feeds", c.Users[2].FeedURLs(), []string{})
 }
 
 func TestDefaults(t *testing.T) {
@@ -378,7 +373,7 @@ func TestParseAccepts(t *testing.T) {
 		{"user email with name", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nemail = \"Ada <a@e.org>\"\n", func(c *Config) bool { return c.Users[0].Email == "Ada <a@e.org>" }},
 		{"no feeds key", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n", func(c *Config) bool { return len(c.Users[0].Feeds) == 0 }},
 		{"feed kept as written", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nfeeds = [\"HTTPS://Example.org/Feed?x=1\"]\n", func(c *Config) bool {
-			return slices.Equal(c.Users[0].Feeds, []string{"HTTPS://Example.org/Feed?x=1"})
+			return slices.Equal(c.Users[0].FeedURLs(), []string{"HTTPS://Example.org/Feed?x=1"})
 		}},
 		{"inline users", "users = [{name = \"a\", timezone = \"UTC\"}, {name = \"b\", timezone = \"Asia/Tokyo\"}]\n", func(c *Config) bool {
 			return len(c.Users) == 2 && c.Users[1].Location.String() == "Asia/Tokyo"
@@ -535,7 +530,12 @@ func TestSMTPParts(t *testing.T) {
 		{"smtps://u:pw@mail.example.org:99999", "", 0, "", false, false},
 	}
 	for _, tt := range tests {
-		host, port, user, tls, err := Email{SMTP: tt.in}.SMTPParts()
+		var got SMTPServer
+		srv, err := parseSMTP(tt.in)
+		if srv != nil {
+			got = *srv
+		}
+		host, port, user, tls := got.Host, got.Port, got.User, got.ImplicitTLS
 		if (err == nil) != tt.ok || host != tt.host || port != tt.port || user != tt.user || tls != tt.tls {
 			t.Errorf("SMTPParts(%q) = %q, %d, %q, %v, %v", tt.in, host, port, user, tls, err)
 		}
@@ -578,7 +578,7 @@ func TestExampleConfig(t *testing.T) {
 	zones := map[string]bool{}
 	for _, u := range c.Users {
 		zones[u.Timezone] = true
-		for _, f := range u.Feeds {
+		for _, f := range u.FeedURLs() {
 			if !strings.HasPrefix(f, "https://") {
 				t.Errorf("example feed %q is not https", f)
 			}
@@ -587,7 +587,7 @@ func TestExampleConfig(t *testing.T) {
 	if len(zones) < 2 {
 		t.Errorf("example users share one time zone")
 	}
-	if c.Email.From == "" || c.Email.Outbox == "" || c.Email.SMTP == "" || c.SiteURL == "" || c.Fetch.Contact == "" {
+	if c.Email.From == "" || c.Email.Outbox == "" || c.Email.SMTP == nil || c.SiteURL == "" || c.Fetch.Contact == "" {
 		t.Errorf("example leaves optional settings out: %+v", c)
 	}
 	// Every key the package knows appears in the example.
@@ -714,9 +714,9 @@ w = {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := keyLines(src)
+	ks := locate(src)
 	var got, want []string
-	for _, k := range ks.ordered {
+	for _, k := range ks.keys {
 		got = append(got, k.key.String())
 	}
 	for _, k := range md.Keys() {
@@ -757,6 +757,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a = [\n'''x''', \"\"\"y\n\"\"\"]\n[[b]]\nc.d = {e = 1}\n"))
 	f.Add([]byte("users = [{name='a', timezone='UTC', feeds=['http://x']}]"))
+	f.Add([]byte("[[users]]\nname='a'\ntimezone='london'\nfeeds=['https://x/', {url='https://y/', title='Y', folder='F', z=1}]\n[[users.feeds]]\nurl='https://z/'\n"))
+	f.Add([]byte("[email]\nfrom='a@b.org'\nsmtp='smtp:user:pw@host'\ntls='none'\n[[users]]\nname='-'\ntimezone='Europe/Londn'\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data, "fuzz.toml")
 		if err == nil {
@@ -771,23 +773,34 @@ func FuzzParse(f *testing.F) {
 			if c.Fetch.Timeout <= 0 || c.Fetch.MaxBody <= 0 || c.Fetch.StartDelayMin > c.Fetch.StartDelayMax {
 				t.Errorf("accepted bad fetch settings %+v", c.Fetch)
 			}
+			for _, w := range c.Warnings {
+				if !strings.HasPrefix(w, "fuzz.toml: ") || strings.Contains(w, "\n") {
+					t.Errorf("warning %q is not one line naming the file", w)
+				}
+			}
 		} else if err.Error() == "" {
 			t.Errorf("empty error")
+		} else {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "fuzz.toml: ") || len(line) == len("fuzz.toml: ") {
+					t.Errorf("error line %q does not name the file and a problem", line)
+				}
+			}
 		}
 
-		ks := keyLines(string(data)) // must not panic on any input
+		ks := locate(string(data)) // must not panic on any input
 		var raw map[string]any
 		md, derr := toml.Decode(string(data), &raw)
 		if derr != nil {
 			return
 		}
 		keys := md.Keys()
-		if len(keys) != len(ks.ordered) {
-			t.Fatalf("locator found %d keys, toml %d", len(ks.ordered), len(keys))
+		if len(keys) != len(ks.keys) {
+			t.Fatalf("locator found %d keys, toml %d", len(ks.keys), len(keys))
 		}
 		for i, k := range keys {
-			if k.String() != ks.ordered[i].key.String() {
-				t.Fatalf("key %d: locator %q, toml %q", i, ks.ordered[i].key, k)
+			if k.String() != ks.keys[i].key.String() {
+				t.Fatalf("key %d: locator %q, toml %q", i, ks.keys[i].key, k)
 			}
 		}
 	})
@@ -811,7 +824,7 @@ func TestEmailTLSMode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tt.line, err)
 		}
-		if c.Email.TLS != tt.want {
+		if string(c.Email.TLS) != tt.want {
 			t.Errorf("%q: TLS %q, want %q", tt.line, c.Email.TLS, tt.want)
 		}
 	}

@@ -48,7 +48,7 @@ func AddFeeds(path, user string, urls []string) (added, present []string, err er
 	if idx < 0 {
 		return nil, nil, fmt.Errorf("%s: no user named %q (users: %s)", path, user, userNames(cfg))
 	}
-	added, present, err = partition(cfg.Users[idx].Feeds, urls)
+	added, present, err = partition(cfg.Users[idx].FeedURLs(), urls)
 	if err != nil || len(added) == 0 {
 		return nil, present, err
 	}
@@ -110,7 +110,10 @@ func verifyEdit(before *Config, edited []byte, path string, idx int, added []str
 	for i, u := range before.Users {
 		want := u.Feeds
 		if i == idx {
-			want = append(slices.Clone(want), added...)
+			want = slices.Clone(want)
+			for _, url := range added {
+				want = append(want, Subscription{URL: url})
+			}
 		}
 		if after.Users[i].Name != u.Name || !slices.Equal(after.Users[i].Feeds, want) {
 			return errLayout
@@ -135,25 +138,21 @@ func apply(src string, edits []edit) []byte {
 
 // insertFeeds returns src with urls appended to users[idx].feeds.
 func insertFeeds(data []byte, idx int, urls []string) ([]byte, error) {
-	src := string(data)
-	layout := newLayout(src)
-	ks := keyLines(src)
-	if line := ks.line(fmt.Sprintf("users[%d].feeds", idx)); line > 0 {
-		edits, err := layout.extendArray(line, urls)
-		if err != nil {
-			return nil, err
-		}
-		return apply(src, edits), nil
+	l := newLayout(string(data))
+	loc := locate(l.src)
+	var e []edit
+	var err error
+	path := fmt.Sprintf("users[%d].feeds", idx)
+	_, tables := loc.places[path+"[0]"] // [[users.feeds]], refused
+	if feeds, ok := loc.places[path]; ok || tables {
+		e, err = l.extendArray(loc, path, feeds, urls)
+	} else {
+		e, err = l.addFeedsKey(loc.places[fmt.Sprintf("users[%d].name", idx)], urls)
 	}
-	line := ks.line(fmt.Sprintf("users[%d].name", idx))
-	if line == 0 {
-		return nil, errLayout
-	}
-	e, err := layout.addFeedsKey(line, urls)
 	if err != nil {
 		return nil, err
 	}
-	return apply(src, []edit{e}), nil
+	return apply(l.src, e), nil
 }
 
 // layout knows how the document writes lines, to match it.
@@ -173,19 +172,6 @@ func newLayout(src string) *layout {
 // maxInline is the widest line an inline array is written on.
 const maxInline = 100
 
-// lineStart is the offset of 1-based line n.
-func (l *layout) lineStart(n int) int {
-	off := 0
-	for ; n > 1; n-- {
-		i := strings.IndexByte(l.src[off:], '\n')
-		if i < 0 {
-			return len(l.src)
-		}
-		off += i + 1
-	}
-	return off
-}
-
 // lineOf returns the start of the line holding offset and its indentation.
 func (l *layout) lineOf(off int) (start int, indent string) {
 	start = strings.LastIndexByte(l.src[:off], '\n') + 1
@@ -196,100 +182,53 @@ func (l *layout) lineOf(off int) (start int, indent string) {
 	return start, l.src[start:end]
 }
 
-// keyAt scans "key =" at the start of line and leaves the scanner at the
-// value; the key must be exactly name.
-func (l *layout) keyAt(line int, name string) (*lineScanner, error) {
-	sc := &lineScanner{s: l.src, i: l.lineStart(line), ln: line, counts: map[string]int{}, out: keyScan{lines: map[string]int{}}}
-	sc.skipBlank()
-	parts, ok := sc.key()
-	if !ok || len(parts) != 1 || parts[0] != name {
+// extendArray appends urls to the feeds array at path (a "feeds = [...]"
+// line of a [[users]] table, else errLayout).
+func (l *layout) extendArray(loc *locator, path string, feeds place, urls []string) ([]edit, error) {
+	if !feeds.plain || !strings.HasPrefix(l.src[feeds.start:], "[") {
 		return nil, errLayout
 	}
-	sc.skipBlank()
-	if sc.peek() != '=' {
-		return nil, errLayout
-	}
-	sc.i++
-	sc.skipBlank()
-	return sc, nil
-}
-
-// array is where an array value and its elements sit in the source.
-type array struct {
-	open, close int      // offsets of "[" and "]"
-	elems       [][2]int // start and end offset of each element
-	comma       bool     // a comma follows the last element
-}
-
-func scanArray(sc *lineScanner) (array, error) {
-	a := array{open: sc.i}
-	if sc.peek() != '[' {
-		return a, errLayout
-	}
-	sc.i++
-	for {
-		sc.skipSpace()
-		switch {
-		case sc.eof():
-			return a, errLayout
-		case sc.peek() == ']':
-			a.close = sc.i
-			return a, nil
-		case sc.peek() == ',':
-			a.comma = true
-			sc.i++
-			continue
+	open, close := feeds.start, feeds.end-1
+	var elems []place
+	for j := 0; ; j++ {
+		e, ok := loc.places[fmt.Sprintf("%s[%d]", path, j)]
+		if !ok {
+			break
 		}
-		start := sc.i
-		sc.value(nil, "")
-		if sc.i == start {
-			return a, errLayout
-		}
-		a.elems = append(a.elems, [2]int{start, sc.i})
-		a.comma = false
+		elems = append(elems, e)
 	}
-}
-
-// extendArray appends urls to the feeds array whose key is on line.
-func (l *layout) extendArray(line int, urls []string) ([]edit, error) {
-	sc, err := l.keyAt(line, "feeds")
-	if err != nil {
-		return nil, err
-	}
-	a, err := scanArray(sc)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.Contains(l.src[a.open:a.close], "\n") {
+	if !strings.Contains(l.src[open:close], "\n") {
 		// One line holds no comments: rewrite it, keeping the elements as written.
-		items := make([]string, 0, len(a.elems)+len(urls))
-		for _, e := range a.elems {
-			items = append(items, l.src[e[0]:e[1]])
+		items := make([]string, 0, len(elems)+len(urls))
+		for _, e := range elems {
+			items = append(items, l.src[e.start:e.end])
 		}
 		items = append(items, quoteAll(urls)...)
-		start, indent := l.lineOf(a.open)
-		return []edit{{a.open, a.close + 1, l.arrayText(items, indent, a.open-start)}}, nil
+		start, indent := l.lineOf(open)
+		return []edit{{open, close + 1, l.arrayText(items, indent, open-start)}}, nil
 	}
-	return l.extendBlock(a, urls), nil
+	return l.extendBlock(open, close, elems, urls), nil
 }
 
 // extendBlock adds one line per URL before the line of the closing "]",
 // in the indentation of the existing elements, so that comments stay on
 // their lines.
-func (l *layout) extendBlock(a array, urls []string) []edit {
-	closeStart, closeIndent := l.lineOf(a.close)
+func (l *layout) extendBlock(open, close int, elems []place, urls []string) []edit {
+	closeStart, closeIndent := l.lineOf(close)
 	indent := closeIndent + "  "
-	if len(a.elems) > 0 {
-		if start, ind := l.lineOf(a.elems[0][0]); start+len(ind) == a.elems[0][0] {
+	needComma := false
+	if len(elems) > 0 {
+		if start, ind := l.lineOf(elems[0].start); start+len(ind) == elems[0].start {
 			indent = ind
 		}
+		last := elems[len(elems)-1].end
+		needComma = !strings.HasPrefix(strings.TrimLeft(l.src[last:close], " \t"), ",")
 	}
-	needComma := len(a.elems) > 0 && !a.comma
 	var b strings.Builder
-	if closeStart+len(closeIndent) == a.close {
+	if closeStart+len(closeIndent) == close {
 		var edits []edit
 		if needComma {
-			end := a.elems[len(a.elems)-1][1]
+			end := elems[len(elems)-1].end
 			edits = append(edits, edit{end, end, ","})
 		}
 		for _, q := range quoteAll(urls) {
@@ -305,33 +244,25 @@ func (l *layout) extendBlock(a array, urls []string) []edit {
 	for _, q := range quoteAll(urls) {
 		b.WriteString(l.nl + indent + q + ",")
 	}
-	_, keyIndent := l.lineOf(a.open)
+	_, keyIndent := l.lineOf(open)
 	b.WriteString(l.nl + keyIndent)
-	return []edit{{a.close, a.close, b.String()}}
+	return []edit{{close, close, b.String()}}
 }
 
-// addFeedsKey inserts a feeds line after the name line (line) of a user
+// addFeedsKey inserts a feeds line after the "name = ..." line of a user
 // that has none.
-func (l *layout) addFeedsKey(line int, urls []string) (edit, error) {
-	sc, err := l.keyAt(line, "name")
-	if err != nil {
-		return edit{}, err
+func (l *layout) addFeedsKey(name place, urls []string) ([]edit, error) {
+	if !name.plain {
+		return nil, errLayout
 	}
-	start := sc.i
-	sc.value(nil, "")
-	if sc.i == start {
-		return edit{}, errLayout
-	}
-	sc.skipLine() // a trailing comment stays with the name
-	_, indent := l.lineOf(l.lineStart(line))
+	_, indent := l.lineOf(name.key)
 	text := indent + "feeds = " + l.arrayText(quoteAll(urls), indent, len(indent)+len("feeds = ")) + l.nl
-	at := sc.i
-	if sc.eof() {
-		text = l.nl + text
-	} else {
-		at = sc.i + 1 // after the newline
+	at := strings.IndexByte(l.src[name.end:], '\n') // a trailing comment stays with the name
+	if at < 0 {
+		return []edit{{len(l.src), len(l.src), l.nl + text}}, nil
 	}
-	return edit{at, at, text}, nil
+	at += name.end + 1
+	return []edit{{at, at, text}}, nil
 }
 
 // arrayText writes items inline when that fits on the line (whose text

@@ -1,258 +1,206 @@
 package config
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
 
-// BurntSushi/toml v1.6.0 records the position of every key while parsing,
-// but its MetaData has no public accessor for it (positions only surface
-// inside a ParseError). So that every error can point at a line, keyLines
-// walks the source once more with a small scanner that understands just
-// enough TOML to find keys: table headers, dotted and quoted keys, and values
-// to skip over (strings of all four kinds, arrays and inline tables spanning
-// lines, comments).
-//
-// It is only run on input the toml package has already accepted, and the
-// positions it finds only ever decorate messages: a scanner mistake can cost
-// a line number, never a detection. The fuzz test checks that it never
-// panics and that its keys match MetaData.Keys() on valid documents.
+// BurntSushi/toml v1.6.0 records where keys are, but keeps it private (and
+// per key name, not per array element: users[0].name and users[1].name
+// share one entry), so that messages can name lines and AddFeeds can edit
+// in place, locate scans the document once more. It knows just enough TOML
+// for that: headers, dotted and quoted keys, values to skip (four kinds of
+// strings, arrays and inline tables over several lines, comments). It only
+// ever sees documents the toml package accepted, and what it finds only
+// decorates messages: a mistake costs a line number, never a detection.
 
-// keyPos is one key as it appears in the document.
-type keyPos struct {
-	key     toml.Key // path without array indices, as MetaData.Keys() has it
-	indexed string   // path with indices, e.g. users[1].feeds
-	line    int      // 1-based
+// place is where a key, header or array element sits.
+type place struct {
+	line       int  // 1-based line of the key, header or element
+	key        int  // byte offset of the key (of an element: the element)
+	start, end int  // byte offsets of the value (of a header: the header)
+	plain      bool // a "key = value" line of a table (not a header, element or inline key)
 }
 
-// keyScan is the result of scanning a document.
-type keyScan struct {
-	ordered []keyPos       // every key, header and inline-table key, in document order
-	lines   map[string]int // indexed path -> line of its first definition; also array elements, e.g. users[1].feeds[2]
+// located is one key of the document, in the order of MetaData.Keys().
+type located struct {
+	key  toml.Key // without array indices, as MetaData.Keys() has it
+	segs []string // the same parts quoted, each with its array indices: users[1], feeds[0], url
 }
 
-// line returns the line of an indexed path, or 0 when unknown.
-func (ks *keyScan) line(indexed string) int {
-	if ks == nil {
-		return 0
+type locator struct {
+	src    string
+	i, ln  int
+	places map[string]place // by indexed path, e.g. users[1].feeds[0].url
+	keys   []located
+	counts map[string]int // indexed path of an array of tables -> its elements so far
+}
+
+// locate scans a TOML document for its keys and array elements.
+func locate(src string) *locator {
+	l := &locator{src: src, ln: 1, places: map[string]place{}, counts: map[string]int{}}
+	var table toml.Key
+	var segs []string
+	for l.i < len(l.src) {
+		start := l.i
+		l.space()
+		switch l.peek() {
+		case 0:
+		case '[':
+			table, segs = l.header()
+		default:
+			l.keyValue(table, segs, true)
+		}
+		if l.i == start { // no progress: never loop on odd input
+			l.advance()
+		}
 	}
-	return ks.lines[indexed]
+	return l
 }
 
-type lineScanner struct {
-	s      string
-	i      int
-	ln     int
-	out    keyScan
-	counts map[string]int // array-of-tables (indexed path) -> number of elements so far
-	plain  toml.Key       // current table, no indices
-	index  string         // current table, with indices
-}
+// line returns the line of an indexed path, 0 when unknown.
+func (l *locator) line(path string) int { return l.places[path].line }
 
-// keyLines scans a TOML document for the lines of its keys.
-func keyLines(src string) *keyScan {
-	sc := &lineScanner{
-		s:      src,
-		ln:     1,
-		counts: map[string]int{},
-		out:    keyScan{lines: map[string]int{}},
+// paths gives the indexed path of each of keys (MetaData.Keys()), or,
+// where the scan disagrees with the toml package, the plain paths.
+func (l *locator) paths(keys []toml.Key) [][]string {
+	out := make([][]string, len(keys))
+	agree := len(keys) == len(l.keys)
+	for i := 0; agree && i < len(keys); i++ {
+		agree = keys[i].String() == l.keys[i].key.String() && len(l.keys[i].segs) == len(keys[i])
 	}
-	sc.top()
-	return &sc.out
-}
-
-// joinIndexed appends one key part to an indexed path.
-func joinIndexed(base, part string) string {
-	q := toml.Key{part}.String()
-	if base == "" {
-		return q
+	for i, k := range keys {
+		if agree {
+			out[i] = l.keys[i].segs
+			continue
+		}
+		for _, part := range k {
+			out[i] = append(out[i], toml.Key{part}.String())
+		}
 	}
-	return base + "." + q
+	return out
 }
 
-func (sc *lineScanner) record(plain toml.Key, indexed string, line int) {
-	k := make(toml.Key, len(plain))
-	copy(k, plain)
-	sc.out.ordered = append(sc.out.ordered, keyPos{key: k, indexed: indexed, line: line})
-	sc.mark(indexed, line)
-}
-
-func (sc *lineScanner) mark(indexed string, line int) {
-	if _, ok := sc.out.lines[indexed]; !ok {
-		sc.out.lines[indexed] = line
-	}
-}
-
-func (sc *lineScanner) eof() bool { return sc.i >= len(sc.s) }
-
-func (sc *lineScanner) peek() byte {
-	if sc.i < len(sc.s) {
-		return sc.s[sc.i]
+func (l *locator) peek() byte {
+	if l.i < len(l.src) {
+		return l.src[l.i]
 	}
 	return 0
 }
 
-func (sc *lineScanner) has(prefix string) bool { return strings.HasPrefix(sc.s[sc.i:], prefix) }
+func (l *locator) advance() {
+	if l.peek() == '\n' {
+		l.ln++
+	}
+	l.i = min(l.i+1, len(l.src))
+}
 
-// advance moves one byte forward, counting lines.
-func (sc *lineScanner) advance() {
-	if sc.i < len(sc.s) {
-		if sc.s[sc.i] == '\n' {
-			sc.ln++
-		}
-		sc.i++
+func (l *locator) blank() {
+	for l.peek() == ' ' || l.peek() == '\t' {
+		l.i++
 	}
 }
 
-func (sc *lineScanner) skipBlank() {
-	for !sc.eof() && (sc.s[sc.i] == ' ' || sc.s[sc.i] == '\t') {
-		sc.i++
-	}
-}
-
-func (sc *lineScanner) skipLine() {
-	for !sc.eof() && sc.s[sc.i] != '\n' {
-		sc.i++
-	}
-}
-
-// skipSpace skips blanks, newlines and comments (inside arrays and inline tables).
-func (sc *lineScanner) skipSpace() {
-	for !sc.eof() {
-		switch sc.s[sc.i] {
+// space skips blanks, line ends and comments.
+func (l *locator) space() {
+	for l.i < len(l.src) {
+		switch l.peek() {
 		case ' ', '\t', '\r', '\n':
-			sc.advance()
+			l.advance()
 		case '#':
-			sc.skipLine()
+			for l.i < len(l.src) && l.peek() != '\n' {
+				l.i++
+			}
 		default:
 			return
 		}
 	}
 }
 
-func (sc *lineScanner) top() {
-	for !sc.eof() {
-		start := sc.i
-		sc.skipBlank()
-		switch c := sc.peek(); {
-		case sc.eof():
-			return
-		case c == '\r' || c == '\n':
-			sc.advance()
-		case c == '#':
-			sc.skipLine()
-		case c == '[':
-			sc.header()
-		default:
-			line := sc.ln
-			parts, ok := sc.key()
-			if !ok {
-				sc.skipLine()
-				break
-			}
-			sc.skipBlank()
-			if sc.peek() != '=' {
-				sc.skipLine()
-				break
-			}
-			sc.i++
-			sc.skipBlank()
-			plain := append(append(toml.Key{}, sc.plain...), parts...)
-			indexed := sc.index
-			for _, p := range parts {
-				indexed = joinIndexed(indexed, p)
-			}
-			sc.record(plain, indexed, line)
-			sc.value(plain, indexed)
-		}
-		if sc.i == start { // no progress: never loop forever on odd input
-			sc.advance()
-		}
+// header reads "[a.b]" or "[[a.b]]" and returns the table it opens.
+func (l *locator) header() (toml.Key, []string) {
+	line, start := l.ln, l.i
+	brackets := 1
+	if strings.HasPrefix(l.src[l.i:], "[[") {
+		brackets = 2
 	}
+	l.i += brackets
+	parts, ok := l.key()
+	if !ok {
+		return nil, nil
+	}
+	l.i = min(l.i+brackets, len(l.src))
+	var segs []string
+	for j, part := range parts {
+		seg := toml.Key{part}.String()
+		path := strings.Join(append(segs, seg), ".")
+		if j == len(parts)-1 && brackets == 2 {
+			l.counts[path]++
+		}
+		if n := l.counts[path]; n > 0 {
+			seg += fmt.Sprintf("[%d]", n-1)
+		}
+		segs = append(segs, seg)
+	}
+	l.keys = append(l.keys, located{parts, segs})
+	l.places[strings.Join(segs, ".")] = place{line: line, key: start, start: start, end: l.i}
+	return parts, segs
 }
 
-// header reads "[a.b]" or "[[a.b]]".
-func (sc *lineScanner) header() {
-	line := sc.ln
-	array := sc.has("[[")
-	if array {
-		sc.i += 2
-	} else {
-		sc.i++
+// keyValue reads "key = value" in a table; false when there is none.
+func (l *locator) keyValue(table toml.Key, segs []string, plain bool) bool {
+	line, start := l.ln, l.i
+	parts, ok := l.key()
+	if !ok || l.peek() != '=' {
+		return false
 	}
-	parts, ok := sc.key()
-	if !ok || len(parts) == 0 {
-		sc.skipLine()
-		return
+	l.i++
+	l.blank()
+	key := append(append(toml.Key{}, table...), parts...)
+	ksegs := append([]string{}, segs...)
+	for _, part := range parts {
+		ksegs = append(ksegs, toml.Key{part}.String())
 	}
-	sc.skipBlank()
-	if array {
-		if !sc.has("]]") {
-			sc.skipLine()
-			return
-		}
-		sc.i += 2
-	} else {
-		if sc.peek() != ']' {
-			sc.skipLine()
-			return
-		}
-		sc.i++
-	}
-	indexed := ""
-	for j, p := range parts {
-		indexed = joinIndexed(indexed, p)
-		last := j == len(parts)-1
-		if last && array {
-			sc.counts[indexed]++
-			indexed += "[" + strconv.Itoa(sc.counts[indexed]-1) + "]"
-		} else if n, ok := sc.counts[indexed]; ok && !last {
-			indexed += "[" + strconv.Itoa(n-1) + "]"
-		}
-	}
-	sc.plain = parts
-	sc.index = indexed
-	sc.record(parts, indexed, line)
+	l.keys = append(l.keys, located{key, ksegs}) // before the keys inside its value
+	valueStart := l.i
+	l.value(key, ksegs)
+	l.places[strings.Join(ksegs, ".")] = place{line, start, valueStart, l.valueEnd(valueStart), plain}
+	return l.i > valueStart
 }
 
-// key reads a possibly dotted key; it stops before the "=" or "]".
-func (sc *lineScanner) key() (toml.Key, bool) {
-	var parts toml.Key
+// valueEnd is the end of a value that began at start, before any blanks.
+func (l *locator) valueEnd(start int) int {
+	end := l.i
+	for end > start && (l.src[end-1] == ' ' || l.src[end-1] == '\t') {
+		end--
+	}
+	return end
+}
+
+// key reads a possibly dotted key, up to the "=" or "]".
+func (l *locator) key() (parts []string, ok bool) {
 	for {
-		sc.skipBlank()
-		var part string
-		switch c := sc.peek(); {
-		case c == '"':
-			s, ok := sc.basicString()
-			if !ok {
+		l.blank()
+		start := l.i
+		if c := l.peek(); c == '"' || c == '\'' {
+			l.str()
+			parts = append(parts, unquote(l.src[start:l.i]))
+		} else {
+			for l.i < len(l.src) && isBare(l.src[l.i]) {
+				l.i++
+			}
+			if l.i == start {
 				return nil, false
 			}
-			part = s
-		case c == '\'':
-			s, ok := sc.literalString()
-			if !ok {
-				return nil, false
-			}
-			part = s
-		default:
-			start := sc.i
-			for !sc.eof() && isBare(sc.s[sc.i]) {
-				sc.i++
-			}
-			if sc.i == start {
-				return nil, false
-			}
-			part = sc.s[start:sc.i]
+			parts = append(parts, l.src[start:l.i])
 		}
-		parts = append(parts, part)
-		sc.skipBlank()
-		if sc.peek() != '.' {
+		l.blank()
+		if l.peek() != '.' {
 			return parts, true
 		}
-		sc.i++
+		l.i++
 	}
 }
 
@@ -260,183 +208,101 @@ func isBare(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// value skips one value; plain and indexed name where it is stored.
-func (sc *lineScanner) value(plain toml.Key, indexed string) {
-	switch {
-	case sc.has(`"""`):
-		sc.multiline(`"""`, true)
-	case sc.has(`'''`):
-		sc.multiline(`'''`, false)
-	case sc.peek() == '"':
-		sc.basicString()
-	case sc.peek() == '\'':
-		sc.literalString()
-	case sc.peek() == '[':
-		sc.array(plain, indexed)
-	case sc.peek() == '{':
-		sc.inlineTable(plain, indexed)
-	default: // number, bool, date: up to a delimiter
-		for !sc.eof() && !strings.ContainsRune(",]}#\r\n", rune(sc.s[sc.i])) {
-			sc.i++
+// unquote decodes a quoted key the way the toml package does.
+func unquote(q string) string {
+	if len(q) >= 2 && (q[0] == '\'' || !strings.Contains(q, `\`)) {
+		return q[1 : len(q)-1]
+	}
+	var m map[string]string
+	if _, err := toml.Decode("k = "+q, &m); err == nil {
+		return m["k"]
+	}
+	return q
+}
+
+// value skips one value, recording the keys and elements inside it.
+func (l *locator) value(key toml.Key, segs []string) {
+	switch l.peek() {
+	case '"', '\'':
+		l.str()
+	case '[':
+		l.array(key, segs)
+	case '{':
+		l.inline(key, segs)
+	default: // number, boolean or date, which may hold a space
+		for l.i < len(l.src) && !strings.ContainsRune(",]}#\r\n", rune(l.src[l.i])) {
+			l.i++
 		}
 	}
 }
 
-func (sc *lineScanner) array(plain toml.Key, indexed string) {
-	sc.i++ // [
-	n := 0
-	for !sc.eof() {
-		sc.skipSpace()
-		switch sc.peek() {
-		case ']':
-			sc.i++
-			return
-		case ',':
-			sc.i++
-			continue
-		}
-		if sc.eof() {
-			return
-		}
-		elem := indexed + "[" + strconv.Itoa(n) + "]"
-		n++
-		sc.mark(elem, sc.ln)
-		start := sc.i
-		sc.value(plain, elem)
-		if sc.i == start {
-			return
-		}
+// str skips a string of any of the four kinds.
+func (l *locator) str() {
+	q := l.src[l.i]
+	delim := l.src[l.i : l.i+1]
+	if strings.HasPrefix(l.src[l.i:], strings.Repeat(delim, 3)) {
+		delim = strings.Repeat(delim, 3)
 	}
-}
-
-func (sc *lineScanner) inlineTable(plain toml.Key, indexed string) {
-	sc.i++ // {
-	for !sc.eof() {
-		sc.skipSpace()
-		switch sc.peek() {
-		case '}':
-			sc.i++
-			return
-		case ',':
-			sc.i++
-			continue
-		}
-		line := sc.ln
-		parts, ok := sc.key()
-		if !ok {
-			return
-		}
-		sc.skipBlank()
-		if sc.peek() != '=' {
-			return
-		}
-		sc.i++
-		sc.skipBlank()
-		p := append(append(toml.Key{}, plain...), parts...)
-		ix := indexed
-		for _, part := range parts {
-			ix = joinIndexed(ix, part)
-		}
-		sc.record(p, ix, line)
-		start := sc.i
-		sc.value(p, ix)
-		if sc.i == start {
-			return
-		}
-	}
-}
-
-// basicString reads a "..." string and returns its decoded value.
-func (sc *lineScanner) basicString() (string, bool) {
-	sc.i++ // "
-	var b strings.Builder
-	for !sc.eof() {
-		c := sc.s[sc.i]
-		switch c {
-		case '"':
-			sc.i++
-			return b.String(), true
-		case '\n':
-			return b.String(), false
-		case '\\':
-			sc.i++
-			sc.escape(&b)
-		default:
-			b.WriteByte(c)
-			sc.i++
-		}
-	}
-	return b.String(), false
-}
-
-var (
-	simpleEscapes = map[byte]byte{'b': '\b', 't': '\t', 'n': '\n', 'f': '\f', 'r': '\r', 'e': 0x1b, '"': '"', '\\': '\\'}
-	escapeWidths  = map[byte]int{'x': 2, 'u': 4, 'U': 8}
-)
-
-// escape decodes one escape sequence after its backslash.
-func (sc *lineScanner) escape(b *strings.Builder) {
-	if sc.eof() {
-		return
-	}
-	c := sc.s[sc.i]
-	sc.i++
-	if r, ok := simpleEscapes[c]; ok {
-		b.WriteByte(r)
-		return
-	}
-	width := escapeWidths[c]
-	if width == 0 || sc.i+width > len(sc.s) {
-		b.WriteByte('\\')
-		b.WriteByte(c)
-		return
-	}
-	v, err := strconv.ParseUint(sc.s[sc.i:sc.i+width], 16, 32)
-	if err != nil || !utf8.ValidRune(rune(v)) {
-		b.WriteByte('\\')
-		b.WriteByte(c)
-		return
-	}
-	sc.i += width
-	b.WriteRune(rune(v))
-}
-
-// literalString reads a '...' string.
-func (sc *lineScanner) literalString() (string, bool) {
-	sc.i++ // '
-	start := sc.i
-	for !sc.eof() {
-		switch sc.s[sc.i] {
-		case '\'':
-			s := sc.s[start:sc.i]
-			sc.i++
-			return s, true
-		case '\n':
-			return sc.s[start:sc.i], false
-		}
-		sc.i++
-	}
-	return sc.s[start:], false
-}
-
-// multiline skips a multi-line string (basic or literal, as delim says),
-// counting its lines.
-func (sc *lineScanner) multiline(delim string, escapes bool) {
-	sc.i += len(delim)
-	for !sc.eof() {
-		if escapes && sc.s[sc.i] == '\\' {
-			sc.advance()
-			sc.advance()
-			continue
-		}
-		if sc.has(delim) {
-			sc.i += len(delim)
-			// Up to two quotes may sit right before the closing delimiter.
-			for extra := 0; extra < 2 && !sc.eof() && sc.s[sc.i] == delim[0]; extra++ {
-				sc.i++
+	l.i += len(delim)
+	for l.i < len(l.src) {
+		switch c := l.src[l.i]; {
+		case c == '\\' && q == '"':
+			l.advance()
+			l.advance()
+		case strings.HasPrefix(l.src[l.i:], delim):
+			l.i += len(delim)
+			for extra := 0; len(delim) == 3 && extra < 2 && l.peek() == q; extra++ {
+				l.i++ // up to two quotes may close a multi-line string
 			}
 			return
+		case c == '\n' && len(delim) == 1:
+			return
+		default:
+			l.advance()
 		}
-		sc.advance()
+	}
+}
+
+func (l *locator) array(key toml.Key, segs []string) {
+	l.i++ // [
+	for n := 0; ; n++ {
+		l.space()
+		for l.peek() == ',' {
+			l.i++
+			l.space()
+		}
+		switch l.peek() {
+		case ']':
+			l.i++
+			return
+		case 0:
+			return
+		}
+		esegs := append([]string{}, segs...)
+		esegs[len(esegs)-1] += fmt.Sprintf("[%d]", n)
+		line, start := l.ln, l.i
+		l.value(key, esegs)
+		if l.i == start {
+			return
+		}
+		l.places[strings.Join(esegs, ".")] = place{line, start, start, l.valueEnd(start), false}
+	}
+}
+
+func (l *locator) inline(key toml.Key, segs []string) {
+	l.i++ // {
+	for {
+		l.space()
+		switch l.peek() {
+		case '}':
+			l.i++
+			return
+		case ',':
+			l.i++
+			continue
+		}
+		if !l.keyValue(key, segs, false) {
+			return
+		}
 	}
 }

@@ -1,7 +1,12 @@
 // Package config reads and validates feeddigest's TOML configuration.
 package config
 
-import "time"
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+)
 
 // Config is a loaded, validated configuration. Paths are absolute,
 // resolved against the folder of the config file.
@@ -16,6 +21,9 @@ type Config struct {
 	Fetch     Fetch
 	Email     Email
 	Users     []User
+	// Warnings are problems that do not stop a run (a user without
+	// feeds), worded like errors; commands print them on stderr.
+	Warnings []string
 }
 
 // Fetch is the [fetch] table.
@@ -27,27 +35,84 @@ type Fetch struct {
 	MaxBody              int64         // bytes, default 10 MB ("10MB"); accepts B, KB, MB, GB, KiB, MiB, GiB
 	AllowPrivateNetworks bool          // default false
 	Contact              string        // URL or mailto for the User-Agent; optional
-	Head                 string        // "auto" (default) or "always"
+	Head                 HeadMode      // default HeadAuto
 	StartDelayMin        time.Duration // from start_delay: "0s" (default), "2m", or a range "1m-3m"
 	StartDelayMax        time.Duration
 	HintCap              time.Duration // key "hint_cap", default 7 days: longest a publisher hint may defer a poll
 }
 
+// HeadMode is the key fetch.head: when a conditional HEAD precedes a GET.
+type HeadMode string
+
+const (
+	HeadAuto   HeadMode = "auto"   // only where it can save a body
+	HeadAlways HeadMode = "always" // before every GET
+)
+
 // Email is the [email] table.
 type Email struct {
-	From   string // RFC 5322 address, e.g. "Digest <digest@example.org>"; required when outbox or smtp is set
-	Outbox string // absolute folder, "" when unset
-	SMTP   string // "smtp://user@host:587" or "smtps://user@host:465"; "" when unset
-	TLS    string // key "tls": "starttls" (default: required), "opportunistic", or "none" (plain, e.g. a local relay)
+	From   string      // RFC 5322 address, e.g. "Digest <digest@example.org>"; required when outbox or smtp is set
+	Outbox string      // absolute folder, "" when unset
+	SMTP   *SMTPServer // key "smtp"; nil when unset
+	TLS    TLSMode     // key "tls" as written; "" (unset) means TLSStartTLS
+}
+
+// TLSMode is the key email.tls: how an smtp:// server is spoken to
+// (smtps:// is always TLS).
+type TLSMode string
+
+const (
+	TLSStartTLS      TLSMode = "starttls"      // refuse to send unless the server offers STARTTLS
+	TLSOpportunistic TLSMode = "opportunistic" // STARTTLS when offered
+	TLSNone          TLSMode = "none"          // plain text, e.g. a relay on this machine
+)
+
+// SMTPServer is the parsed key email.smtp, "smtp://user@host:587" or
+// "smtps://user@host:465". The password is never part of it: it comes
+// from the environment (FEEDDIGEST_SMTP_PASSWORD).
+type SMTPServer struct {
+	Host        string
+	Port        int    // 587 for smtp://, 465 for smtps:// unless given
+	User        string // "" when the server takes mail without a login
+	ImplicitTLS bool   // smtps://: TLS from the first byte rather than STARTTLS
+}
+
+// String gives the server as a URL, for messages.
+func (s SMTPServer) String() string {
+	scheme, user := "smtp", ""
+	if s.ImplicitTLS {
+		scheme = "smtps"
+	}
+	if s.User != "" {
+		user = s.User + "@"
+	}
+	return fmt.Sprintf("%s://%s%s", scheme, user, net.JoinHostPort(s.Host, strconv.Itoa(s.Port)))
 }
 
 // User is one [[users]] entry.
 type User struct {
-	Name       string         // [a-z0-9-]+, unique
+	Name       string         // [a-z0-9][a-z0-9-]*, unique
 	Timezone   string         // IANA name as written
 	Location   *time.Location // loaded from Timezone
 	Email      string         // optional
 	DigestHour int            // 0..23, default 0
 	Intro      string         // optional per-user Markdown (key "intro")
-	Feeds      []string       // http(s) URLs, duplicates removed, order kept
+	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
+}
+
+// Subscription is one item of a user's feeds: a URL, or a table
+// { url = "...", title = "...", folder = "..." }.
+type Subscription struct {
+	URL    string // absolute http(s) URL, as written
+	Title  string // replaces the feed's own name in digests; "" when unset
+	Folder string // groups feeds under a heading; "" when unset
+}
+
+// FeedURLs returns the URLs of the user's feeds, in config order.
+func (u User) FeedURLs() []string {
+	urls := make([]string, len(u.Feeds))
+	for i, f := range u.Feeds {
+		urls[i] = f.URL
+	}
+	return urls
 }

@@ -18,7 +18,7 @@ import (
 func (p *pass) buildDigests(ctx context.Context) error {
 	for _, d := range p.due {
 		u, _ := p.cfg.User(d.Name)
-		wantSend := u.Email != "" && p.cfg.Email.SMTP != ""
+		wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
 		built, err := p.st.BuildDigest(ctx, d.Name, d.Date, p.opts.Now, wantSend)
 		if err != nil {
 			return err

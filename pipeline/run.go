@@ -135,8 +135,8 @@ func (p *pass) sync(ctx context.Context) error {
 	subs := map[string][]string{}
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
-		subs[u.Name] = u.Feeds
-		users = append(users, schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour, Feeds: u.Feeds})
+		subs[u.Name] = u.FeedURLs()
+		users = append(users, schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour, Feeds: subs[u.Name]})
 	}
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
@@ -184,6 +184,6 @@ func NewClient(cfg *config.Config) *fetch.Client {
 		PerHost:              cfg.Fetch.PerHost,
 		HostRate:             cfg.Fetch.HostRate,
 		AllowPrivateNetworks: cfg.Fetch.AllowPrivateNetworks,
-		HeadAlways:           cfg.Fetch.Head == "always",
+		HeadAlways:           cfg.Fetch.Head == config.HeadAlways,
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"feeddigest/config"
 	"feeddigest/mail"
 	"feeddigest/render"
 )
@@ -12,7 +13,7 @@ import (
 // failed send is recorded and retried at the next run; the stable
 // Message-ID lets a mail client recognise a repeat.
 func (p *pass) send(ctx context.Context) error {
-	if p.cfg.Email.SMTP == "" {
+	if p.cfg.Email.SMTP == nil {
 		return nil
 	}
 	if err := p.warnInterruptedSends(ctx); err != nil {
@@ -65,19 +66,16 @@ func (p *pass) send(ctx context.Context) error {
 }
 
 func (p *pass) newSender() (*mail.Sender, error) {
-	host, port, user, implicitTLS, err := p.cfg.Email.SMTPParts()
-	if err != nil {
-		return nil, err
-	}
+	srv := p.cfg.Email.SMTP
 	var opts []mail.SenderOption
 	switch p.cfg.Email.TLS {
-	case "none":
+	case config.TLSNone:
 		opts = append(opts, mail.WithoutTLS())
-	case "opportunistic":
-	default: // "starttls", the default
+	case config.TLSOpportunistic:
+	default: // config.TLSStartTLS, the default
 		opts = append(opts, mail.WithRequiredTLS())
 	}
-	return mail.NewSender(host, port, user, p.opts.SMTPPassword, implicitTLS, opts...)
+	return mail.NewSender(srv.Host, srv.Port, srv.User, p.opts.SMTPPassword, srv.ImplicitTLS, opts...)
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not

@@ -1,0 +1,130 @@
+package config
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const feedsUser = "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\n"
+
+func TestFeedTables(t *testing.T) {
+	src := feedsUser + `feeds = [
+  "https://a.example/feed",
+  { url = " https://b.example/feed ", title = " Bee ", folder = "News" },
+  { url = "https://c.example/feed", folder = "Fun" },
+  "https://b.example/feed",
+  { url = "https://a.example/feed" },
+]
+`
+	c, err := Parse([]byte(src), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Subscription{
+		{URL: "https://a.example/feed"},
+		{URL: "https://b.example/feed", Title: "Bee", Folder: "News"},
+		{URL: "https://c.example/feed", Folder: "Fun"},
+	}
+	if got := c.Users[0].Feeds; !slices.Equal(got, want) {
+		t.Errorf("Feeds = %+v\nwant %+v", got, want)
+	}
+	if got := c.Users[0].FeedURLs(); !slices.Equal(got, []string{"https://a.example/feed", "https://b.example/feed", "https://c.example/feed"}) {
+		t.Errorf("FeedURLs = %q", got)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("plain repeats warned: %q", c.Warnings)
+	}
+}
+
+func TestFeedTablesAsArrayOfTables(t *testing.T) {
+	src := feedsUser + "[[users.feeds]]\nurl = \"https://a.example/feed\"\ntitle = \"A\"\n[[users.feeds]]\nurl = \"https://b.example/feed\"\n"
+	c, err := Parse([]byte(src), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Subscription{{URL: "https://a.example/feed", Title: "A"}, {URL: "https://b.example/feed"}}
+	if !slices.Equal(c.Users[0].Feeds, want) {
+		t.Errorf("Feeds = %+v", c.Users[0].Feeds)
+	}
+}
+
+func TestFeedTableErrors(t *testing.T) {
+	tests := []struct {
+		name, feeds string
+		want        []string // all within one line of the error
+	}{
+		{"unknown key", `[{ url = "https://a.example/f", titel = "A" }]`, []string{`unknown key "users[0].feeds[0].titel"`, `did you mean "title"`, "(line 4)"}},
+		{"unknown key, second item", "[\n  \"https://a.example/f\",\n  { url = \"https://b.example/f\", colour = \"red\" },\n]", []string{`unknown key "users[0].feeds[1].colour"`, "(line 6)"}},
+		{"no url", `[{ title = "A" }]`, []string{`users[0] "ada": feeds[0]: url is required`, "(line 4)"}},
+		{"url not a string", `[{ url = 1 }]`, []string{`users[0] "ada": feeds[0]: url: want a string, got integer 1`, "(line 4)"}},
+		{"bad url", "[\n  { url = \"ftp://a.example/f\" },\n]", []string{`users[0] "ada": feeds[0]`, `"ftp://a.example/f"`, "(line 5)"}},
+		{"title not a string", `[{ url = "https://a.example/f", title = true }]`, []string{"feeds[0]: title: want a string, got boolean true"}},
+		{"folder with a line break", `[{ url = "https://a.example/f", folder = "a\nb" }]`, []string{"feeds[0]: folder", "control characters"}},
+		{"nested array", `[["https://a.example/f"]]`, []string{`users[0] "ada": feeds[0]: want a URL string or { url`, "got an array"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(feedsUser+"feeds = "+tt.feeds+"\n"), "c.toml")
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != 1 || !containsAll(lines[0], tt.want) {
+				t.Errorf("error %q, want one line with all of %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string // one string set per warning, in order
+	}{
+		{"no feeds key", feedsUser, []string{`c.toml: users[0] "ada" has no feeds`, "(line 1)"}},
+		{"empty feeds", feedsUser + "feeds = []\n", []string{`c.toml: users[0] "ada" has no feeds`, "(line 4)"}},
+		{"a repeat with another title", feedsUser + "feeds = [\n  \"https://a.example/f\",\n  { url = \"https://a.example/f\", title = \"A\" },\n]\n",
+			[]string{`users[0] "ada": feeds[1] repeats https://a.example/f`, "ignored", "(line 6)"}},
+		{"a user with feeds", feedsUser + "feeds = [\"https://a.example/f\"]\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(tt.src), "c.toml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == nil && len(c.Warnings) != 0:
+				t.Errorf("warnings %q, want none", c.Warnings)
+			case tt.want != nil && (len(c.Warnings) != 1 || !containsAll(c.Warnings[0], tt.want)):
+				t.Errorf("warnings %q, want one with all of %q", c.Warnings, tt.want)
+			}
+		})
+	}
+}
+
+func TestAddFeedsBesideFeedTables(t *testing.T) {
+	in := feedsUser + "feeds = [\n  { url = \"https://a.example/f\", title = \"A\", folder = \"News\" }, # mine\n]\n"
+	path := writeTemp(t, in, 0o644)
+	added, _, err := AddFeeds(path, "ada", []string{"https://a.example/f", "https://b.example/f"})
+	if err != nil || !slices.Equal(added, []string{"https://b.example/f"}) {
+		t.Fatalf("added %q, %v", added, err)
+	}
+	got, _ := os.ReadFile(path)
+	want := feedsUser + "feeds = [\n  { url = \"https://a.example/f\", title = \"A\", folder = \"News\" }, # mine\n  \"https://b.example/f\",\n]\n"
+	if string(got) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+
+	// An array of tables is not a layout the editor rewrites.
+	in = feedsUser + "[[users.feeds]]\nurl = \"https://a.example/f\"\n"
+	path = writeTemp(t, in, 0o644)
+	if _, _, err := AddFeeds(path, "ada", []string{"https://b.example/f"}); err == nil || !strings.Contains(err.Error(), "add them by hand") {
+		t.Errorf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != in {
+		t.Errorf("file changed:\n%s", b)
+	}
+}
