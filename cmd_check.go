@@ -11,6 +11,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/fetch"
+	"feeddigest/internal/english"
 	"feeddigest/pipeline"
 )
 
@@ -18,13 +19,14 @@ import (
 // the way `run` would poll a feed it has never seen, and says what it
 // found. It opens no state file and writes nothing, so it is safe to try
 // before the first run or beside a running one.
-func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, now, err := configOnly("check", args, stderr)
+func checkCmd(ctx context.Context, inv *invocation) error {
+	cfg, err := inv.loadConfigWarn()
 	if err != nil {
 		return err
 	}
+	now, stdout := time.Now(), inv.stdout
 	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", cfg.Path,
-		plural(len(cfg.Users), "user"), plural(len(cfg.AllFeeds()), "feed"))
+		english.Count(len(cfg.Users), "user"), english.Count(len(cfg.AllFeeds()), "feed"))
 	checks := checkFeeds(ctx, cfg, now)
 	failed := 0
 	for _, c := range checks {
@@ -33,12 +35,12 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		writeCheck(stdout, c, now, cfg.Fetch.HintCap)
 	}
-	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", plural(len(checks), "feed"), len(checks)-failed, failed)
+	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(len(checks), "feed"), len(checks)-failed, failed)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %s failed", failed, plural(len(checks), "feed"))
+		return fmt.Errorf("%d of %s failed", failed, english.Count(len(checks), "feed"))
 	}
 	return nil
 }
@@ -205,11 +207,4 @@ func humanDuration(d time.Duration) string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -3,39 +3,41 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/english"
 	"feeddigest/opml"
 	"feeddigest/store"
 )
 
 // importCmd adds the feeds of an OPML file to one user's feeds in the
 // configuration file, editing only that user's feeds array.
-func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("import", stderr)
-	cfgPath := fs.String("config", "", "configuration file (TOML) to edit")
-	user := fs.String("user", "", "name of the user who gets the feeds")
-	file, err := parseFlagsAndFile(fs, args)
-	if err != nil {
-		return err
+func importCmd(ctx context.Context, inv *invocation) error {
+	if len(inv.args) != 1 {
+		return usagef("want one OPML file, got %s", english.Count(len(inv.args), "argument"))
 	}
-	if *cfgPath == "" || *user == "" {
-		return errors.New("-config FILE and -user NAME are required")
-	}
+	file, stdout := inv.args[0], inv.stdout
 	// Check the config and the user before reading the OPML, so that a
 	// typo in -user is the one error shown.
-	cfg, err := config.Load(*cfgPath)
+	cfg, err := inv.loadConfig()
 	if err != nil {
 		return err
 	}
-	if _, ok := cfg.User(*user); !ok {
-		return noUser(cfg, *cfgPath, *user)
+	user := inv.opts.user
+	if user == "" {
+		if len(cfg.Users) != 1 {
+			return usagef("-user NAME is required: %s has %s", cfg.Path, english.Count(len(cfg.Users), "user"))
+		}
+		user = cfg.Users[0].Name
+	}
+	if _, ok := cfg.User(user); !ok {
+		return noUser(cfg, cfg.Path, user)
 	}
 	outlines, err := readOPML(file)
 	if err != nil {
@@ -46,11 +48,11 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	}
 	urls, skipped := pollable(outlines)
-	added, present, err := config.AddFeeds(*cfgPath, *user, urls)
+	added, present, err := config.AddFeeds(cfg.Path, user, urls)
 	if err != nil {
 		return err
 	}
-	writeImport(stdout, *cfgPath, *user, outlines, added, present, skipped)
+	writeImport(stdout, inv.opts.config, user, outlines, added, present, skipped)
 	return nil
 }
 
@@ -60,31 +62,6 @@ func noUser(cfg *config.Config, path, name string) error {
 		names[i] = u.Name
 	}
 	return fmt.Errorf("%s: no user named %q (users: %s)", path, name, strings.Join(names, ", "))
-}
-
-// parseFlagsAndFile parses flags that may stand before or after the one
-// file argument.
-func parseFlagsAndFile(fs *flag.FlagSet, args []string) (string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", err
-			}
-			return "", errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(fs.Output(), "want one OPML file, got %d arguments\n", len(files))
-		fs.Usage()
-		return "", errUsage
-	}
-	return files[0], nil
 }
 
 func readOPML(path string) ([]opml.Outline, error) {
@@ -138,7 +115,7 @@ func writeImport(w io.Writer, cfgPath, user string, outlines []opml.Outline, add
 	for _, o := range outlines {
 		titles[strings.TrimSpace(o.XMLURL)] = o.Title
 	}
-	fmt.Fprintf(w, "added %s to %s in %s\n", plural(len(added), "feed"), user, cfgPath)
+	fmt.Fprintf(w, "added %s to %s in %s\n", english.Count(len(added), "feed"), user, cfgPath)
 	for _, u := range added {
 		if t := titles[u]; t != "" {
 			fmt.Fprintf(w, "  + %s  (%s)\n", u, t)
@@ -162,22 +139,18 @@ func writeImport(w io.Writer, cfgPath, user string, outlines []opml.Outline, add
 
 // exportCmd writes the feeds of one user, or of every user (one folder
 // each), as OPML on stdout.
-func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("export", stderr)
-	cfgPath := fs.String("config", "", "configuration file (TOML)")
-	user := fs.String("user", "", "export only this user's feeds (default: every user, one folder each)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, now, err := loadConfigAndClock(*cfgPath, "")
+func exportCmd(ctx context.Context, inv *invocation) error {
+	cfg, err := inv.loadConfig()
 	if err != nil {
 		return err
 	}
+	now, stdout, stderr := time.Now(), inv.stdout, inv.stderr
+	user := &inv.opts.user
 	users, title := cfg.Users, "feeddigest subscriptions"
 	if *user != "" {
 		u, ok := cfg.User(*user)
 		if !ok {
-			return noUser(cfg, *cfgPath, *user)
+			return noUser(cfg, cfg.Path, *user)
 		}
 		users, title = []config.User{*u}, fmt.Sprintf("feeddigest subscriptions of %s", u.Name)
 	}

@@ -11,6 +11,9 @@
 //   - fails on any request to a URL that is not file:, data:, about: or
 //     loopback (recorded with page.on('request'); such requests are aborted);
 //   - fails when the page scrolls sideways on a 360 px wide phone screen;
+//   - fails when a table, or its wrapper, scrolls sideways inside its box,
+//     or has a cell past the screen's edge, at 1200 px and at 360 px (every
+//     column of status.html in sight on a laptop and on a phone);
 //   - saves a full-page screenshot to ci-artifacts/screenshots/.
 //
 // Usage: node browsercheck/check.js [--site DIR] [--out DIR]
@@ -126,6 +129,29 @@ async function axeRun(page) {
   return page.evaluate(() => window.axe.run(document, { resultTypes: ['violations', 'incomplete'] }));
 }
 
+// tableProblems finds tables whose columns are not all in sight: a table,
+// or the box around it, that scrolls sideways inside itself (its
+// scrollWidth above its clientWidth), or a cell with text past the right
+// edge of the screen.
+async function tableProblems(page) {
+  return page.evaluate(() => {
+    const found = [];
+    const screen = document.documentElement.clientWidth;
+    document.querySelectorAll('table').forEach((table, i) => {
+      const name = table.caption ? `table "${table.caption.textContent.trim().slice(0, 40)}"` : `table ${i + 1}`;
+      for (const [box, what] of [[table, 'scrolls sideways'], [table.parentElement, 'scrolls sideways in its wrapper']]) {
+        if (box && box.scrollWidth > box.clientWidth) {
+          found.push(`${name} ${what}: ${box.scrollWidth}px of columns in a ${box.clientWidth}px box`);
+        }
+      }
+      const beyond = [...table.querySelectorAll('th, td')]
+        .filter((c) => c.textContent.trim() !== '' && c.getBoundingClientRect().right > screen + 0.5);
+      if (beyond.length > 0) found.push(`${name}: ${beyond.length} cell(s) past the right edge of the ${screen}px screen`);
+    });
+    return found;
+  });
+}
+
 async function checkPage(context, site, rel, out, problems) {
   const url = pathToFileURL(path.join(site, rel)).href;
   const page = await context.newPage();
@@ -165,11 +191,18 @@ async function checkPage(context, site, rel, out, problems) {
         console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.passes ? res.passes.length : '-'} passes`);
       }
 
-      // Readable on a phone: nothing makes the whole page scroll sideways.
+      // Every column of every table in sight on a 1200 px screen.
+      await page.setViewportSize({ width: 1200, height: 800 });
+      await page.goto(url, { waitUntil: 'load' });
+      for (const p of await tableProblems(page)) problems.push(`${where} at 1200px: ${p}`);
+
+      // Readable on a phone: nothing makes the whole page scroll sideways,
+      // and no table hides columns in a box that scrolls.
       await page.goto(url, { waitUntil: 'load' });
       await page.setViewportSize({ width: 360, height: 740 });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow}px on a 360px wide screen`);
+      for (const p of await tableProblems(page)) problems.push(`${where} at 360px: ${p}`);
     }
   } finally {
     await page.close();

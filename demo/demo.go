@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/english"
 	"feeddigest/pipeline"
 )
 
@@ -63,8 +64,9 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 			return fmt.Errorf("run at %s: %w", now.Format(time.RFC3339), err)
 		}
 		if sum.FeedsPolled > 0 || sum.DigestsBuilt > 0 {
-			fmt.Fprintf(w, "%s  polled %d feeds (%d requests, %d new entries, %d failed), built %d digests\n",
-				now.Format("Mon 02 Jan 15:04Z"), sum.FeedsPolled, sum.Requests, sum.NewEntries, sum.Failed, sum.DigestsBuilt)
+			fmt.Fprintf(w, "%s  polled %s (%s, %s, %d failed), built %s\n",
+				now.Format("Mon 02 Jan 15:04Z"), english.Count(sum.FeedsPolled, "feed"), english.Count(sum.Requests, "request"),
+				english.Count(sum.NewEntries, "new entry"), sum.Failed, english.Count(sum.DigestsBuilt, "digest"))
 		}
 		add(&total, sum)
 	}
@@ -136,17 +138,18 @@ feeds = ["BASE/calm-blog.xml", "BASE/notes.atom"]
 }
 
 func report(w io.Writer, cfg *config.Config, out string, total pipeline.Summary) error {
-	fmt.Fprintf(w, "\nIn all: %d polls, %d requests (%d answered 'not modified'), %d entries stored, %d digests built.\n\n",
-		total.FeedsPolled, total.Requests, total.Unchanged, total.NewEntries, total.DigestsBuilt)
+	fmt.Fprintf(w, "\nIn all: %s, %s (%d answered 'not modified'), %s stored, %s built.\n\n",
+		english.Count(total.FeedsPolled, "poll"), english.Count(total.Requests, "request"), total.Unchanged,
+		english.Count(total.NewEntries, "entry"), english.Count(total.DigestsBuilt, "digest"))
 	fmt.Fprintln(w, "Look at:")
 	for _, u := range cfg.Users {
 		pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, u.Name, "*-*-*.html"))
 		sort.Strings(pages)
-		fmt.Fprintf(w, "  %-6s %s  (%d daily pages, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), len(pages))
+		fmt.Fprintf(w, "  %-6s %s  (%s, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), english.Count(len(pages), "daily page"))
 	}
 	fmt.Fprintf(w, "  status %s\n", filepath.Join(cfg.SiteDir, "status.html"))
 	mails, _ := filepath.Glob(filepath.Join(cfg.Email.Outbox, "*.eml"))
-	fmt.Fprintf(w, "  email  %s  (%d messages)\n", cfg.Email.Outbox, len(mails))
+	fmt.Fprintf(w, "  email  %s  (%s)\n", cfg.Email.Outbox, english.Count(len(mails), "message"))
 	fmt.Fprintf(w, "\nThe config is %s; `feeddigest status -config %s` shows the feeds' health.\n",
 		filepath.Join(out, "config.toml"), filepath.Join(out, "config.toml"))
 	return nil

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"feeddigest/internal/english"
 )
 
 // ProgressPrinter reports a pass's progress on w: a progress bar when w
@@ -33,7 +36,7 @@ func progressBar(w io.Writer) func(Event) {
 			bar.Set(e.Done)
 			if e.Done == e.Total {
 				bar.Finish()
-				fmt.Fprintf(w, "polled %d feeds (%d failed)\n", e.Total, e.Failed)
+				fmt.Fprintf(w, "polled %s (%d failed)\n", english.Count(e.Total, "feed"), e.Failed)
 			}
 		default:
 			plainProgress(w)(e)
@@ -46,11 +49,11 @@ func plainProgress(w io.Writer) func(Event) {
 		switch e.Kind {
 		case "due":
 			if e.Total > 0 {
-				fmt.Fprintf(w, "polling %d feeds\n", e.Total)
+				fmt.Fprintf(w, "polling %s\n", english.Count(e.Total, "feed"))
 			}
 		case "polled":
 			if e.Done == e.Total || e.Done%progressEvery == 0 {
-				fmt.Fprintf(w, "polled %d/%d feeds (%d failed)\n", e.Done, e.Total, e.Failed)
+				fmt.Fprintf(w, "polled %d/%s (%d failed)\n", e.Done, english.Count(e.Total, "feed"), e.Failed)
 			}
 		case "digest":
 			fmt.Fprintf(w, "digest built: %s\n", e.Detail)
@@ -67,12 +70,12 @@ func WriteSummary(w io.Writer, s Summary) error {
 	_, err := fmt.Fprintf(w, `feeddigest pass at %s
   users due      %d
   feeds polled   %d (new content %d, unchanged %d, failed %d)
-  requests       %d, %d bytes received
+  requests       %d, %s received
   new entries    %d
   digests built  %d, pages written %d
   emails sent    %d (failed %d, retried next run)
 `, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
-		s.Requests, s.Bytes, s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
+		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
 	if err != nil {
 		return err
 	}
@@ -82,4 +85,47 @@ func WriteSummary(w io.Writer, s Summary) error {
 		}
 	}
 	return nil
+}
+
+// WriteSummaryMarkdown writes what a pass did as GitHub-flavoured
+// Markdown: a heading that says the outcome, then the figures.
+func WriteSummaryMarkdown(w io.Writer, s Summary) error {
+	var b strings.Builder
+	headline := "nothing was due"
+	switch {
+	case s.DigestsBuilt > 0:
+		headline = english.Count(s.DigestsBuilt, "digest") + " built"
+	case s.FeedsPolled > 0:
+		headline = english.Count(s.FeedsPolled, "feed") + " polled"
+	}
+	fmt.Fprintf(&b, "## feeddigest: %s\n\nPass at %s.\n\n", headline, s.Now.UTC().Format("2006-01-02 15:04 UTC"))
+	b.WriteString("| | |\n| --- | ---: |\n")
+	row := func(label string, value any) { fmt.Fprintf(&b, "| %s | %v |\n", label, value) }
+	row("users due", s.UsersDue)
+	row("feeds polled", s.FeedsPolled)
+	row("with new content", s.Fresh)
+	row("unchanged", s.Unchanged)
+	row("failed", s.Failed)
+	row("requests", s.Requests)
+	row("bytes received", s.Bytes)
+	row("new entries", s.NewEntries)
+	row("digests built", s.DigestsBuilt)
+	row("pages written", s.PagesWritten)
+	row("emails sent", s.EmailsSent)
+	row("emails failed (retried next run)", s.SendFailures)
+	if len(s.FeedErrors) > 0 {
+		fmt.Fprintf(&b, "\n%s in this pass:\n\n", english.Count(len(s.FeedErrors), "feed error"))
+		for _, e := range s.FeedErrors {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(e))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFailureMarkdown says in Markdown that a pass could not complete,
+// and why.
+func WriteFailureMarkdown(w io.Writer, runErr error) error {
+	_, err := fmt.Fprintf(w, "## feeddigest: the pass failed\n\n%s\n\n", mdEscape(runErr.Error()))
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,15 +16,37 @@ import (
 )
 
 func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
-	rows, err := statusRows(ctx, p.st, p.opts.Now)
+	asOf, err := lastPoll(ctx, p.st)
 	if err != nil {
 		return err
 	}
-	page, err := render.StatusPage(rows, p.opts.Now)
+	rows, err := statusRows(ctx, p.st, asOf)
+	if err != nil {
+		return err
+	}
+	page, err := render.StatusPage(rows, asOf)
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
 	return pub.StatusPage(bytes.NewReader(page))
+}
+
+// lastPoll is the time of the newest poll: status.html shows the feeds as
+// of then, not as of the pass, so a pass that polls nothing writes the
+// same page again and leaves the site as it was (the scheduled workflow
+// deploys the site only when it changed).
+func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
+	feeds, err := st.Feeds(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var last time.Time
+	for _, f := range feeds {
+		if f.LastPoll.After(last) {
+			last = f.LastPoll
+		}
+	}
+	return last, nil
 }
 
 // Status reads the feeds' health from the state file, without taking the
@@ -98,32 +121,83 @@ func reason(f store.Feed, now time.Time) string {
 }
 
 func join(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }
 
-// WriteStatusTable prints the rows as an aligned text table.
-func WriteStatusTable(w io.Writer, rows []render.FeedStatus) error {
+// WriteStatusTable prints the rows as an aligned text table. A next poll
+// that is not after now reads "due".
+func WriteStatusTable(w io.Writer, rows []render.FeedStatus, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEED\tSTATE\tLAST POLL\tSTATUS\tNEXT POLL\tERRORS\tWHY")
 	for _, r := range rows {
-		url := r.URL
-		if r.EffectiveURL != "" {
-			url += " -> " + r.EffectiveURL
-		}
-		status := "-"
-		if r.LastStatus != 0 {
-			status = fmt.Sprint(r.LastStatus)
-		}
-		why := r.Reason
-		if r.LastError != "" {
-			why = join(r.LastError, why)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", url, r.State, stamp(r.LastPoll), status, stamp(r.NextPoll), r.ErrorCount, why)
+		c := statusCells(r, now)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", c.feed, r.State, c.lastPoll, c.status, c.nextPoll, r.ErrorCount, c.why)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, render.StatusSummary(rows))
+	return err
+}
+
+// WriteStatusMarkdown writes the rows as a GitHub-flavoured Markdown
+// table under a heading, for a CI job's summary page.
+func WriteStatusMarkdown(w io.Writer, rows []render.FeedStatus, now time.Time) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Feeds\n\n%s\n", mdEscape(render.StatusSummary(rows)))
+	if len(rows) > 0 {
+		b.WriteString("\n| Feed | State | Last poll | Status | Next poll | Errors | Why |\n| --- | --- | --- | --- | --- | ---: | --- |\n")
+		for _, r := range rows {
+			c := statusCells(r, now)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n",
+				mdEscape(c.feed), mdEscape(r.State), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
+		}
+		b.WriteString("\nTimes are in UTC.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// statusCells are one feed's facts as the text and Markdown tables show
+// them.
+type cells struct{ feed, lastPoll, status, nextPoll, why string }
+
+func statusCells(r render.FeedStatus, now time.Time) cells {
+	c := cells{feed: r.URL, lastPoll: stamp(r.LastPoll), status: "-", nextPoll: nextPoll(r, now), why: r.Reason}
+	if r.EffectiveURL != "" {
+		c.feed += " -> " + r.EffectiveURL
+	}
+	if r.LastPoll.IsZero() {
+		c.lastPoll = "never"
+	}
+	if r.LastStatus != 0 {
+		c.status = fmt.Sprint(r.LastStatus)
+	}
+	if r.LastError != "" {
+		c.why = join(r.LastError, c.why)
+	}
+	return c
+}
+
+// nextPoll says when a feed may be polled again: never for a gone or
+// dead feed, "due" once that time has come, and for a feed without a
+// deadline at its subscribers' next digest.
+func nextPoll(r render.FeedStatus, now time.Time) string {
+	switch {
+	case r.State == "gone" || r.State == "dead":
+		return "never"
+	case r.NextPoll.IsZero():
+		return "at next digest"
+	case !r.NextPoll.After(now):
+		return "due"
+	}
+	return stamp(r.NextPoll)
 }
 
 func stamp(t time.Time) string {
@@ -131,4 +205,19 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04Z")
+}
+
+// mdEscape makes feed-supplied text (URLs, error messages) plain text in
+// a Markdown table cell: no formatting, links or HTML of its own, and no
+// cell break.
+func mdEscape(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#~!&", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"feeddigest/internal/english"
 )
 
 // DigestPage renders SITE/<user>/<date>.html: one day's digest, grouped by
@@ -74,16 +76,17 @@ type statusRow struct {
 	ErrorCount, Entries      int
 }
 
-// StatusPage renders SITE/status.html: the health of every feed, the same
-// facts as the status command, times in UTC.
-func StatusPage(feeds []FeedStatus, generated time.Time) ([]byte, error) {
+// StatusPage renders SITE/status.html: the health of every feed as of
+// the time asOf, the same facts as the status command, times in UTC. A
+// next poll that is not after asOf reads "due".
+func StatusPage(feeds []FeedStatus, asOf time.Time) ([]byte, error) {
 	v := statusView{
-		Summary:   statusSummary(feeds),
-		Generated: showTime(generated, time.UTC, statusLayout),
+		Summary:   StatusSummary(feeds),
+		Generated: showTime(asOf, time.UTC, statusLayout),
 	}
 	users := map[string]bool{}
 	for _, f := range feeds {
-		v.Rows = append(v.Rows, newStatusRow(f))
+		v.Rows = append(v.Rows, newStatusRow(f, asOf))
 		for _, u := range f.Subscribers {
 			users[u] = true
 		}
@@ -95,7 +98,7 @@ func StatusPage(feeds []FeedStatus, generated time.Time) ([]byte, error) {
 	return execPage("status.html", v)
 }
 
-func newStatusRow(f FeedStatus) statusRow {
+func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 	r := statusRow{
 		URL: f.URL, EffectiveURL: f.EffectiveURL, Title: plainText(f.Title),
 		Subscribers: f.Subscribers,
@@ -113,6 +116,8 @@ func newStatusRow(f FeedStatus) statusRow {
 		r.NextPoll = timeView{Label: "never"}
 	case r.NextPoll.Label == "":
 		r.NextPoll.Label = "when a subscriber is due"
+	case !f.NextPoll.After(asOf):
+		r.NextPoll = timeView{Label: "due"}
 	}
 	if f.LastStatus != 0 {
 		r.LastStatus = fmt.Sprint(f.LastStatus)
@@ -122,8 +127,8 @@ func newStatusRow(f FeedStatus) statusRow {
 	return r
 }
 
-// statusSummary counts feeds by state: "5 feeds: 3 ok, 1 failing, 1 gone."
-func statusSummary(feeds []FeedStatus) string {
+// StatusSummary counts feeds by state: "5 feeds: 3 ok, 1 failing, 1 gone."
+func StatusSummary(feeds []FeedStatus) string {
 	if len(feeds) == 0 {
 		return "No feeds yet."
 	}
@@ -144,9 +149,5 @@ func statusSummary(feeds []FeedStatus) string {
 	for i, s := range states {
 		parts[i] = fmt.Sprintf("%d %s", counts[s], s)
 	}
-	noun := "feeds"
-	if len(feeds) == 1 {
-		noun = "feed"
-	}
-	return fmt.Sprintf("%d %s: %s.", len(feeds), noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: %s.", english.Count(len(feeds), "feed"), strings.Join(parts, ", "))
 }

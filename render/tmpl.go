@@ -15,8 +15,9 @@ import (
 // the binary, so a parse error is a bug that every test run reveals.
 var (
 	pageTemplates = template.Must(template.New("pages").Funcs(template.FuncMap{
-		"stylesheet": func() template.CSS { return stylesheet },
-		"safeLink":   safeLink,
+		"stylesheet":       func() template.CSS { return stylesheet },
+		"statusStylesheet": func() template.CSS { return statusStylesheet },
+		"safeLink":         safeLink,
 	}).ParseFS(templates.FS, "*.html"))
 
 	textTemplates = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
@@ -27,6 +28,9 @@ var (
 
 	// stylesheet is our own file, so it is trusted CSS.
 	stylesheet = template.CSS(strings.TrimSpace(string(mustRead("style.css"))))
+	// statusStylesheet lays out the wide table of status.html: only that
+	// page carries it.
+	statusStylesheet = template.CSS(strings.TrimSpace(string(mustRead("status.css"))))
 )
 
 func mustRead(name string) []byte {
