@@ -11,6 +11,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/fetch"
+	"feeddigest/internal/redact"
 	"feeddigest/pipeline"
 )
 
@@ -102,7 +103,7 @@ func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) 
 	if !c.ok() {
 		mark = "FAILED"
 	}
-	fmt.Fprintf(w, "%s  %s\n", mark, c.url)
+	fmt.Fprintf(w, "%s  %s\n", mark, redact.URL(c.url))
 	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, value) }
 	line("subscribers", strings.Join(c.subscribers, ", "))
 	line("status", statusText(c.res.Status))
@@ -176,7 +177,7 @@ func freshness(res fetch.Result, hintCap time.Duration) string {
 }
 
 func moved(res fetch.Result) string {
-	s := "permanently to " + res.PermanentURL
+	s := "permanently to " + redact.URL(res.PermanentURL)
 	if res.OriginChanged {
 		return s + " (another site: run keeps the old URL and flags it in status; update the config if you trust it)"
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/redact"
 	"feeddigest/render"
 	"feeddigest/site"
 	"feeddigest/store"
@@ -55,9 +56,11 @@ func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.F
 		if len(subs[f.URL]) == 0 {
 			continue // nobody follows it any more
 		}
+		// Shown in a terminal and published on status.html: feed URLs
+		// without their credentials (the state keeps them whole).
 		rows = append(rows, render.FeedStatus{
-			URL: f.URL, EffectiveURL: f.EffectiveURL, Title: f.Title, LastPoll: f.LastPoll,
-			LastStatus: f.LastStatus, LastError: f.LastError, NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
+			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
+			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
 			Reason: reason(f, now), State: feedHealth(f), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
@@ -86,7 +89,7 @@ func feedHealth(f store.Feed) string {
 func reason(f store.Feed, now time.Time) string {
 	r := f.Reason
 	if f.PendingURL != "" {
-		r = join(r, "redirects permanently to "+f.PendingURL+" on another site: update the subscription if you trust it")
+		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
 	}
 	if f.OverflowGap > 0 {
 		r = join(r, "busy feed: extra polls every "+f.OverflowGap.String())

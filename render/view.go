@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"feeddigest/internal/redact"
 )
 
 // Time layouts: people read dates in words; machines get RFC 3339 in the
@@ -178,8 +180,8 @@ func newNoticeView(n Notice) noticeView {
 	return noticeView{
 		FeedName: feedName(n.FeedName, n.FeedURL),
 		Text:     text,
-		NewURL:   safeLink(n.NewURL),
-		Detail:   plainText(n.Detail),
+		NewURL:   safeLink(redact.URL(n.NewURL)),
+		Detail:   redact.Text(plainText(n.Detail)),
 	}
 }
 
@@ -191,7 +193,7 @@ func feedName(name, feedURL string) string {
 	if h := hostOf(feedURL); h != "" {
 		return h
 	}
-	return feedURL
+	return redact.URL(feedURL)
 }
 
 // safeLink keeps only absolute http(s) URLs for our own links.
