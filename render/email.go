@@ -71,7 +71,9 @@ func setBodies(msg *mail.Msg, v *digestView) error {
 	if err != nil {
 		return err
 	}
-	msg.SetBodyString(mail.TypeTextPlain, text)
+	// Feed text reaches the plain part as it came; the HTML part's
+	// escaping has no plain-text counterpart.
+	msg.SetBodyString(mail.TypeTextPlain, StripControl(text))
 	msg.AddAlternativeString(mail.TypeTextHTML, string(page))
 	return nil
 }

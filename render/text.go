@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -134,4 +135,17 @@ func cut(text string, maxWords, maxChars int) string {
 		out = string([]rune(out)[:maxChars])
 	}
 	return strings.TrimRight(out, " ,;:-–—") + ellipsis
+}
+
+// StripControl removes control characters (C0, DEL and C1: a terminal
+// escape sequence starts with one, a backspace can hide text) from s,
+// keeping newlines and tabs. For plain text that feeds supply and people
+// read in a terminal or a mail client.
+func StripControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
 }
