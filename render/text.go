@@ -33,6 +33,12 @@ func DisplayTitle(e Entry) string {
 	return "Untitled post"
 }
 
+// shortName is a feed's or an author's name as plain text, cut as an
+// entry's title is: a feed may name itself with a whole article.
+func shortName(s string) string {
+	return cut(plainText(s), maxTitleLen, maxTitleLen)
+}
+
 // Excerpt is a short plain-text taste of the entry's content (or summary),
 // cut at a word boundary.
 func Excerpt(e Entry) string {

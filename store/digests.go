@@ -278,33 +278,52 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 // DigestEntries returns the entries of one digest, grouped by feed URL in
 // subscription order, newest first within a feed.
 func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
+	entries, _, err := s.DigestListing(ctx, user, date, 0)
+	return entries, err
+}
+
+// DigestListing returns what a digest lists: at most perFeed of each
+// feed's newest entries in it (all when perFeed <= 0), ordered as
+// DigestEntries orders them, and for each feed URL how many more entries
+// the digest holds beyond those. The others were delivered with the
+// digest all the same (they never show in a later one); only their texts
+// are not read.
+func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen FROM digest_entries de
-		JOIN entries e ON e.id = de.entry_id JOIN feeds f ON f.id = e.feed_id
+		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
+			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
+		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
 		LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE de.user = ? AND de.date = ? ORDER BY f.url, `+newestFirst, user, date)
+		WHERE ? <= 0 OR r.rank <= ? ORDER BY f.url, `+newestFirst, user, date, perFeed, perFeed)
 	if err != nil {
-		return nil, fmt.Errorf("digest entries: %w", err)
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}
 	defer rows.Close()
 	var out []Entry
+	more := map[string]int{}
 	for rows.Next() {
 		var e Entry
 		var pub, seen int64
+		var total int
 		var contentZ, summaryZ []byte
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen); err != nil {
-			return nil, err
+			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+			return nil, nil, err
 		}
 		var err error
 		if e.Content, err = decompress(contentZ, e.Content); err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
 		if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		if perFeed > 0 && total > perFeed {
+			more[e.FeedURL] = total - perFeed
+		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	return out, more, rows.Err()
 }
