@@ -209,7 +209,14 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return pipeline.WriteStatusTable(stdout, rows)
+	if err := pipeline.WriteStatusTable(stdout, rows); err != nil {
+		return err
+	}
+	mail, err := pipeline.MailStatus(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	return pipeline.WriteMailStatus(stdout, mail, now)
 }
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -20,7 +20,13 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	if err != nil {
 		return err
 	}
-	page, err := render.StatusPage(rows, p.opts.Now)
+	var mail []render.MailStatus
+	if p.cfg.Email.SMTP != nil {
+		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
+			return err
+		}
+	}
+	page, err := render.StatusPage(rows, p.opts.Now, mail...)
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
@@ -105,6 +111,21 @@ func join(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// WriteMailStatus prints a line per user whose mail did not go out,
+// under a heading; nothing when all mail went out.
+func WriteMailStatus(w io.Writer, rows []render.MailStatus, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nMAIL NOT SENT")
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", r.User, r.Text(now)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteStatusTable prints the rows as an aligned text table.

@@ -63,7 +63,11 @@ type statusView struct {
 	Generated timeView
 	Users     []string
 	Rows      []statusRow
+	Mail      []mailLine
 }
+
+// mailLine is one user's line about mail that did not go out.
+type mailLine struct{ User, Text string }
 
 type statusRow struct {
 	URL, EffectiveURL, Title string
@@ -75,11 +79,15 @@ type statusRow struct {
 }
 
 // StatusPage renders SITE/status.html: the health of every feed, the same
-// facts as the status command, times in UTC.
-func StatusPage(feeds []FeedStatus, generated time.Time) ([]byte, error) {
+// facts as the status command, times in UTC; and a line per user whose
+// mail did not go out, when mail says so.
+func StatusPage(feeds []FeedStatus, generated time.Time, mail ...MailStatus) ([]byte, error) {
 	v := statusView{
 		Summary:   statusSummary(feeds),
 		Generated: showTime(generated, time.UTC, statusLayout),
+	}
+	for _, m := range mail {
+		v.Mail = append(v.Mail, mailLine{User: m.User, Text: m.Text(generated)})
 	}
 	users := map[string]bool{}
 	for _, f := range feeds {
