@@ -12,7 +12,9 @@ import (
 	"feeddigest/config"
 	"feeddigest/fetch"
 	"feeddigest/internal/english"
+	"feeddigest/internal/redact"
 	"feeddigest/pipeline"
+	"feeddigest/render"
 )
 
 // checkCmd validates a configuration and polls each of its feeds once,
@@ -104,8 +106,8 @@ func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) 
 	if !c.ok() {
 		mark = "FAILED"
 	}
-	fmt.Fprintf(w, "%s  %s\n", mark, c.url)
-	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, value) }
+	fmt.Fprintf(w, "%s  %s\n", mark, redact.URL(c.url))
+	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, oneLine(value)) }
 	line("subscribers", strings.Join(c.subscribers, ", "))
 	line("status", statusText(c.res.Status))
 	if f := c.res.Feed; f != nil {
@@ -178,11 +180,18 @@ func freshness(res fetch.Result, hintCap time.Duration) string {
 }
 
 func moved(res fetch.Result) string {
-	s := "permanently to " + res.PermanentURL
+	s := "permanently to " + redact.URL(res.PermanentURL)
 	if res.OriginChanged {
 		return s + " (another site: run keeps the old URL and flags it in status; update the config if you trust it)"
 	}
 	return s + " (run will poll the new URL; update the config)"
+}
+
+// oneLine is text from a feed or a server made safe for a terminal: no
+// control characters (an escape sequence could rewrite the screen), on
+// one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(render.StripControl(s)), " ")
 }
 
 // errorText is the error on one line.

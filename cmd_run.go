@@ -136,8 +136,13 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(inv.stdout, "\nNo state file yet (%s): %s not polled yet; `%s run` polls them.\n",
 			cfg.State, english.Count(len(rows), "feed"), progName)
+		return nil
 	}
-	return nil
+	mail, err := pipeline.MailStatus(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	return pipeline.WriteMailStatus(inv.stdout, mail, now)
 }
 
 // feedRows is the feeds' health from the state file, or, before the

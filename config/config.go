@@ -34,6 +34,8 @@ const (
 	DefaultMaxBody     = 10 * 1000 * 1000 // "10MB"
 	DefaultHead        = HeadAuto
 	DefaultHintCap     = 7 * day
+
+	DefaultMaxEntriesPerFeed = 50
 )
 
 // Limits checked by validation.
@@ -42,6 +44,8 @@ const (
 	MaxPerHost     = 64
 	MaxHostRate    = 1000.0
 	MaxUserName    = 64 // bytes; the name is used in file names
+
+	MaxEntriesPerFeed = 10000
 )
 
 var userNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -57,6 +61,7 @@ type (
 		SiteURL   value[string]  `toml:"site_url"`
 		Retention value[string]  `toml:"retention"`
 		Intro     value[string]  `toml:"intro"`
+		PerFeed   value[int64]   `toml:"max_entries_per_feed"`
 		Fetch     toml.Primitive `toml:"fetch"`
 		Email     toml.Primitive `toml:"email"`
 		Users     toml.Primitive `toml:"users"`
@@ -414,6 +419,7 @@ func (p *parser) top(d *document) {
 	c.SiteURL, _ = parsed(p, d.SiteURL, "site_url", siteURL)
 	c.Retention = p.duration(d.Retention, "retention", DefaultRetention)
 	c.Intro, _ = get(p, d.Intro, "intro")
+	c.MaxEntriesPerFeed = p.integer(d.PerFeed, "max_entries_per_feed", "max_entries_per_feed", 1, MaxEntriesPerFeed, DefaultMaxEntriesPerFeed)
 	p.fetch(d.Fetch)
 	p.email(d.Email)
 	p.users(d.Users)

@@ -281,6 +281,8 @@ func TestParseErrors(t *testing.T) {
 		{"fetch not table", `fetch = 1` + okUser, []string{"fetch", "table"}},
 		{"concurrency big", "[fetch]\nconcurrency = 1025\n" + okUser, []string{"fetch.concurrency", "1025", "(line 2)"}},
 		{"per_host zero", "[fetch]\nper_host = 0\n" + okUser, []string{"fetch.per_host", "got 0"}},
+		{"max_entries_per_feed zero", "max_entries_per_feed = 0\n" + okUser, []string{"max_entries_per_feed", "1 to 10000", "got 0", "(line 1)"}},
+		{"max_entries_per_feed string", "max_entries_per_feed = \"50\"\n" + okUser, []string{"max_entries_per_feed", "integer"}},
 		{"per_host big", "[fetch]\nper_host = 65\n" + okUser, []string{"fetch.per_host", "got 65"}},
 		{"host_rate big", "[fetch]\nhost_rate = 1000.5\n" + okUser, []string{"fetch.host_rate", "1000.5"}},
 		{"host_rate negative", "[fetch]\nhost_rate = -1\n" + okUser, []string{"fetch.host_rate"}},
@@ -366,6 +368,8 @@ func TestParseAccepts(t *testing.T) {
 			return c.Fetch.StartDelayMin == 2*time.Minute && c.Fetch.StartDelayMax == 2*time.Minute
 		}},
 		{"contact https", "[fetch]\ncontact = \"https://e.org/bot\"\n" + okUser, func(c *Config) bool { return c.Fetch.Contact == "https://e.org/bot" }},
+		{"max_entries_per_feed default", okUser, func(c *Config) bool { return c.MaxEntriesPerFeed == 50 }},
+		{"max_entries_per_feed set", "max_entries_per_feed = 200\n" + okUser, func(c *Config) bool { return c.MaxEntriesPerFeed == 200 }},
 		{"retention hours", "retention = \"1440h\"\n" + okUser, func(c *Config) bool { return c.Retention == 60*24*time.Hour }},
 		{"from without outbox", "[email]\nfrom = \"d@e.org\"\n" + okUser, func(c *Config) bool { return c.Email.From == "d@e.org" && c.Email.Outbox == "" }},
 		{"outbox empty is unset", "[email]\noutbox = \"\"\n" + okUser, func(c *Config) bool { return c.Email.Outbox == "" }},

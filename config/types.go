@@ -21,6 +21,10 @@ type Config struct {
 	Fetch     Fetch
 	Email     Email
 	Users     []User
+	// MaxEntriesPerFeed is how many of a feed's entries a digest lists
+	// (key "max_entries_per_feed", default 50); it says how many more
+	// there are and links to the feed's site.
+	MaxEntriesPerFeed int
 	// Warnings are problems that do not stop a run (a user without
 	// feeds), worded like errors; commands print them on stderr.
 	Warnings []string

@@ -10,6 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"willnorris.com/go/microformats"
+
+	"feeddigest/internal/redact"
 )
 
 // isHTML says whether a body is an HTML page rather than a feed: by its
@@ -128,6 +130,9 @@ func hFeed(doc *goquery.Document, page *url.URL) *Feed {
 	if len(doc.Nodes) == 0 {
 		return nil
 	}
+	// The page's address becomes the site link and the base of the entry
+	// links readers see: never with its credentials.
+	page = redact.Base(page)
 	data := microformats.ParseNode(doc.Nodes[0], page)
 	if data == nil {
 		return nil

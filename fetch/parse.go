@@ -17,6 +17,8 @@ import (
 	ext "github.com/mmcdole/gofeed/extensions"
 	jsonfeed "github.com/mmcdole/gofeed/json"
 	"github.com/mmcdole/gofeed/rss"
+
+	"feeddigest/internal/redact"
 )
 
 // Feed is a parsed feed, reduced to what feeddigest keeps.
@@ -201,7 +203,10 @@ func syndicationPeriod(exts ext.Extensions) (time.Duration, bool) {
 }
 
 func convert(f *gofeed.Feed, base string) *Feed {
+	// Links resolved against the feed's URL are shown to readers: never
+	// with the feed URL's credentials.
 	baseURL, _ := url.Parse(base)
+	baseURL = redact.Base(baseURL)
 	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link)}
 	siteBase := baseURL
 	if u, err := url.Parse(out.SiteURL); err == nil && out.SiteURL != "" {

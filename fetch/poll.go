@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/internal/redact"
 )
 
 // Request says what is known of a feed before polling it.
@@ -80,8 +82,16 @@ type Result struct {
 func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified != "" }
 
 // Poll polls one feed at now: HEAD first where it can save a body, then a
-// conditional GET. It never returns an error: failures are in the Result.
+// conditional GET. It never returns an error: failures are in the Result,
+// their messages with the user info and query values of every URL hidden
+// (they are shown and stored for people to read; see redact).
 func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
+	res := c.poll(ctx, req, now)
+	res.Err = redact.Error(res.Err)
+	return res
+}
+
+func (c *Client) poll(ctx context.Context, req Request, now time.Time) Result {
 	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
 		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD}
 	if _, err := url.Parse(req.URL); err != nil {

@@ -95,14 +95,15 @@ func clientOptions(cfg senderConfig, port int, username, password string, implic
 	return opts
 }
 
-// Send delivers the messages over one connection. The error joins the
-// failures of every message that was not accepted.
+// Send delivers the messages over one connection. A failure is an *Error
+// that says whether it may pass and whether it came before any message;
+// it joins the failures of every message that was not accepted.
 func (s *Sender) Send(ctx context.Context, msgs ...*gomail.Msg) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	if err := s.client.DialAndSendWithContext(ctx, msgs...); err != nil {
-		return fmt.Errorf("mail: smtp: %w", err)
+		return failure(err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package mail_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,51 @@ func TestRequiredTLSRefusesAPlainServer(t *testing.T) {
 	}
 	if n := len(sink.Messages()); n != 0 {
 		t.Errorf("server received %d messages", n)
+	}
+}
+
+func TestSendFailuresAreSorted(t *testing.T) {
+	tests := []struct {
+		name                      string
+		setup                     func(*smtptest.Server)
+		temporary, beforeMessages bool
+	}{
+		{"server down", (*smtptest.Server).Stop, true, true},
+		{"login refused (535)", func(s *smtptest.Server) { s.RefuseLogins(true) }, false, true},
+		{"DATA deferred (451)", func(s *smtptest.Server) { s.SetFailing(true) }, true, false},
+		{"DATA refused (554)", func(s *smtptest.Server) { s.SetRejecting(true) }, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+			port := sink.Port()
+			tt.setup(sink)
+			s, err := mail.NewSender("127.0.0.1", port, "ada", "secret", false, mail.WithTimeout(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Send(context.Background(), digestEmail(t, "2020-11-22"))
+			var failure *mail.Error
+			if !errors.As(err, &failure) {
+				t.Fatalf("Send: %v, want a *mail.Error", err)
+			}
+			if failure.Temporary != tt.temporary || failure.BeforeMessages != tt.beforeMessages {
+				t.Errorf("%v: temporary %v, before messages %v; want %v, %v", err, failure.Temporary, failure.BeforeMessages, tt.temporary, tt.beforeMessages)
+			}
+		})
+	}
+}
+
+func TestSendLogsInWithCRAMMD5OnPlainConnections(t *testing.T) {
+	sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+	s, err := mail.NewSender("127.0.0.1", sink.Port(), "ada", "secret", false, mail.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(context.Background(), digestEmail(t, "2020-11-22")); err != nil {
+		t.Fatal(err)
+	}
+	if sink.Logins() != 1 || len(sink.Messages()) != 1 {
+		t.Errorf("%d logins, %d messages; want 1 and 1", sink.Logins(), len(sink.Messages()))
 	}
 }

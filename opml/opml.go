@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -263,11 +264,23 @@ func writeOutline(b *bytes.Buffer, indent string, o Outline) error {
 		b.WriteString(` title="` + escape(o.Title) + `"`)
 	}
 	b.WriteString(` xmlUrl="` + escape(o.XMLURL) + `"`)
-	if o.HTMLURL != "" {
+	if webLink(o.HTMLURL) {
 		b.WriteString(` htmlUrl="` + escape(o.HTMLURL) + `"`)
 	}
 	b.WriteString("/>\n")
 	return nil
+}
+
+// webLink says whether a site link is an absolute http(s) URL: a feed
+// names its own site, and a reader importing the list may make a
+// javascript: or data: link of anything else.
+func webLink(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return scheme == "http" || scheme == "https"
 }
 
 // escape makes s safe in element text and in double-quoted attributes:

@@ -204,3 +204,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteKeepsOnlyWebSiteLinks(t *testing.T) {
+	for link, kept := range map[string]bool{
+		"https://example.org/":              true,
+		"HTTP://example.org/blog":           true,
+		"javascript:alert(1)":               false,
+		"JavaScript:alert(1)":               false,
+		" javascript:alert(1)":              false,
+		"data:text/html,<script>x</script>": false,
+		"vbscript:msgbox":                   false,
+		"/relative/path":                    false,
+		"//example.org/no-scheme":           false,
+		"https://":                          false,
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, "x", time.Time{}, []Outline{{XMLURL: "https://example.org/feed", HTMLURL: link}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "htmlUrl"); got != kept {
+			t.Errorf("site link %q: written %v, want %v\n%s", link, got, kept, b.String())
+		}
+	}
+}

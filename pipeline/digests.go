@@ -155,7 +155,11 @@ func feedName(f store.Feed) string {
 
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
-	entries, err := p.st.DigestEntries(ctx, d.User, d.Date)
+	perFeed := p.cfg.MaxEntriesPerFeed
+	if perFeed <= 0 {
+		perFeed = config.DefaultMaxEntriesPerFeed
+	}
+	entries, more, err := p.st.DigestListing(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
 	}
@@ -168,7 +172,8 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 	for _, e := range entries {
 		if n := len(out.Groups); n == 0 || out.Groups[n-1].FeedURL != e.FeedURL {
 			info := feeds[e.FeedURL]
-			out.Groups = append(out.Groups, render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site})
+			out.Groups = append(out.Groups, render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site,
+				More: more[e.FeedURL]})
 		}
 		g := &out.Groups[len(out.Groups)-1]
 		g.Entries = append(g.Entries, render.Entry{Title: e.Title, Link: e.Link, Content: e.Content,

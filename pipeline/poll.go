@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"feeddigest/fetch"
+	"feeddigest/internal/redact"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -56,7 +57,7 @@ func (p *pass) poll(ctx context.Context) error {
 		if !ok {
 			failed++
 		}
-		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: r.feed.URL})
+		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err)
@@ -145,7 +146,8 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 		return false, err
 	}
 	p.sum.NewEntries += stats.New
-	log := p.opts.Log.With("feed", r.feed.URL, "why", string(r.why), "status", res.Status, "requests", res.Requests)
+	shown := redact.URL(r.feed.URL) // logs and the summary end up in CI
+	log := p.opts.Log.With("feed", shown, "why", string(r.why), "status", res.Status, "requests", res.Requests)
 	switch res.Outcome {
 	case fetch.OutcomeFresh:
 		p.sum.Fresh++
@@ -156,12 +158,12 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	case fetch.OutcomeGone:
 		p.sum.Failed++
 		log.Info("feed gone (410): no longer polled")
-		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: gone (410)", r.feed.URL))
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: gone (410)", shown))
 		return false, nil
 	default:
 		p.sum.Failed++
 		log.Info("poll failed", "error", res.Err)
-		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", r.feed.URL, res.Err))
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", shown, res.Err))
 		return false, nil
 	}
 	return true, nil

@@ -73,7 +73,7 @@ func WriteSummary(w io.Writer, s Summary) error {
   requests       %d, %s received
   new entries    %d
   digests built  %d, pages written %d
-  emails sent    %d (failed %d, retried next run)
+  emails sent    %d (failed %d)
 `, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
 		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
 	if err != nil {
@@ -81,6 +81,11 @@ func WriteSummary(w io.Writer, s Summary) error {
 	}
 	for _, e := range s.FeedErrors {
 		if _, err := fmt.Fprintf(w, "  feed error: %s\n", e); err != nil {
+			return err
+		}
+	}
+	for _, m := range s.MailProblems {
+		if _, err := fmt.Fprintf(w, "  mail not sent: %s\n", m); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,9 @@ type Summary struct {
 	SendFailures int       `json:"send_failures"`
 	Pruned       int64     `json:"pruned"`
 	FeedErrors   []string  `json:"feed_errors,omitempty"`
+	// MailProblems has a line per user with mail that did not go out:
+	// what failed, when the next try is, what was given up.
+	MailProblems []string `json:"mail_problems,omitempty"`
 }
 
 func (o *Options) defaults() {

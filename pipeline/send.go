@@ -2,15 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"feeddigest/config"
 	"feeddigest/mail"
 	"feeddigest/render"
+	"feeddigest/store"
 )
 
-// send mails every digest that wants sending and was not sent yet. A
-// failed send is recorded and retried at the next run; the stable
+// send mails the digests that want sending and are due a try (see
+// planSends: failed sends back off, and some are given up), then notes
+// in the summary, per user, the mail that did not go out. The stable
 // Message-ID lets a mail client recognise a repeat.
 func (p *pass) send(ctx context.Context) error {
 	if p.cfg.Email.SMTP == nil {
@@ -19,9 +22,43 @@ func (p *pass) send(ctx context.Context) error {
 	if err := p.warnInterruptedSends(ctx); err != nil {
 		return err
 	}
-	pending, err := p.st.Unsent(ctx)
-	if err != nil || len(pending) == 0 {
+	unsent, err := p.st.Unsent(ctx)
+	if err != nil {
 		return err
+	}
+	plan := planSends(p.mailable(unsent), p.opts.Now)
+	for _, g := range plan.giveUp {
+		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
+			"last_error", g.digest.SendError)
+		if err := p.st.GiveUpSend(ctx, g.digest.User, g.digest.Date, p.opts.Now, g.why); err != nil {
+			return err
+		}
+	}
+	if err := p.deliver(ctx, plan.send); err != nil {
+		return err
+	}
+	return p.noteMailProblems(ctx)
+}
+
+// mailable keeps the digests of users who are still in the config, with
+// an address.
+func (p *pass) mailable(digests []store.Digest) []store.Digest {
+	var out []store.Digest
+	for _, d := range digests {
+		if u, ok := p.cfg.User(d.User); ok && u.Email != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// deliver sends digests over SMTP, one connection each, and records each
+// outcome. When the server cannot be reached or refuses the login, the
+// rest are not tried in this pass (they would fail alike, and each try
+// is a login): they share the failure and its back-off.
+func (p *pass) deliver(ctx context.Context, digests []store.Digest) error {
+	if len(digests) == 0 {
+		return nil
 	}
 	sender, err := p.newSender()
 	if err != nil {
@@ -31,11 +68,8 @@ func (p *pass) send(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range pending {
-		u, ok := p.cfg.User(d.User)
-		if !ok || u.Email == "" {
-			continue
-		}
+	for i, d := range digests {
+		u, _ := p.cfg.User(d.User)
 		rd, err := p.renderDigest(ctx, d, *u, feeds)
 		if err != nil {
 			return err
@@ -51,18 +85,44 @@ func (p *pass) send(ctx context.Context) error {
 		// have taken the mail when we stop listening. The sender has its
 		// own timeout.
 		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
-		if sendErr != nil {
-			p.sum.SendFailures++
-			p.opts.Log.Warn("send failed; will retry next run", "user", d.User, "date", d.Date, "error", sendErr)
-		} else {
+		if sendErr == nil {
 			p.sum.EmailsSent++
 			p.opts.Progress(Event{Kind: "sent", Detail: d.User + " " + d.Date})
+			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now, nil); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now, sendErr); err != nil {
-			return err
+		var failure *mail.Error
+		sorted := errors.As(sendErr, &failure)
+		permanent := sorted && !failure.Temporary
+		beforeMessages := sorted && failure.BeforeMessages
+		failed := []store.Digest{d}
+		if beforeMessages {
+			failed = digests[i:]
+		}
+		for _, f := range failed {
+			p.sum.SendFailures++
+			p.opts.Log.Warn("send failed", "user", f.User, "date", f.Date, "permanent", permanent, "error", sendErr)
+			if err := p.st.MarkSendFailed(ctx, f.User, f.Date, p.opts.Now, sendErr.Error(), permanent); err != nil {
+				return err
+			}
+		}
+		if beforeMessages {
+			break
 		}
 	}
 	return nil
+}
+
+// noteMailProblems puts a line per user with mail that did not go out
+// into the summary.
+func (p *pass) noteMailProblems(ctx context.Context) error {
+	rows, err := mailStatusRows(ctx, p.st, p.opts.Now)
+	for _, r := range rows {
+		p.sum.MailProblems = append(p.sum.MailProblems, r.User+": "+r.Text(p.opts.Now))
+	}
+	return err
 }
 
 func (p *pass) newSender() (*mail.Sender, error) {

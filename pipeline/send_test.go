@@ -5,8 +5,10 @@ import (
 	"fmt"
 	netmail "net/mail"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"feeddigest/config"
 	"feeddigest/internal/smtptest"
@@ -192,4 +194,48 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 		t.Logf("note: the retried message is not byte-identical to the refused one")
 	}
 	checkDigestMail(t, accepted[1], "2026-11-22", "Your digest for Sunday 22 November", "https://site.example/a-2")
+}
+
+// A server that defers DATA (451) is tried again after a wait that
+// doubles: an hour, two, four, eight; then the digest goes, once.
+func TestPassingSendFailuresBackOff(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	sink := smtptest.Start(t)
+	cfg := mailConfig(t, sink, pub.url("/a"))
+	sink.SetFailing(true)
+	start := at("2026-11-22T00:05:00Z")
+	var triedAt []int
+	for h := range 16 {
+		before := len(sink.Rejected())
+		runAt(t, cfg, start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339))
+		if len(sink.Rejected()) > before {
+			triedAt = append(triedAt, h)
+		}
+	}
+	if want := []int{0, 1, 3, 7, 15}; !slices.Equal(triedAt, want) {
+		t.Errorf("tried at hours %v, want %v", triedAt, want)
+	}
+	sum := runAt(t, cfg, "2026-11-22T16:05:00Z")
+	if len(sum.MailProblems) != 1 || !strings.Contains(sum.MailProblems[0], "a passing failure (5 attempts)") ||
+		!strings.Contains(sum.MailProblems[0], "Next try 2026-11-23 07:05 UTC.") {
+		t.Errorf("summary: %q", sum.MailProblems)
+	}
+	sink.SetFailing(false)
+	for _, now := range []string{"2026-11-23T00:05:00Z", "2026-11-23T07:05:00Z", "2026-11-23T08:05:00Z"} {
+		runAt(t, cfg, now)
+	}
+	if got := mailedDates(t, sink); !slices.Equal(got, []string{"2026-11-23", "2026-11-22"}) {
+		t.Errorf("mailed %v: want the new digest at once, the deferred one when its wait is over", got)
+	}
+}
+
+// mailedDates lists the dates of the digests the server accepted, in order.
+func mailedDates(t *testing.T, sink *smtptest.Server) []string {
+	var dates []string
+	for _, m := range sink.Messages() {
+		id := messageID(t, m.Data) // <digest-YYYY-MM-DD-user@domain>
+		dates = append(dates, id[len("<digest-"):len("<digest-")+10])
+	}
+	return dates
 }

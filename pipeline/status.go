@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/redact"
 	"feeddigest/render"
 	"feeddigest/site"
 	"feeddigest/store"
@@ -24,7 +25,13 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	if err != nil {
 		return err
 	}
-	page, err := render.StatusPage(rows, asOf)
+	var mail []render.MailStatus
+	if p.cfg.Email.SMTP != nil {
+		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
+			return err
+		}
+	}
+	page, err := render.StatusPage(rows, asOf, mail...)
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
@@ -78,9 +85,11 @@ func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.F
 		if len(subs[f.URL]) == 0 {
 			continue // nobody follows it any more
 		}
+		// Shown in a terminal and published on status.html: feed URLs
+		// without their credentials (the state keeps them whole).
 		rows = append(rows, render.FeedStatus{
-			URL: f.URL, EffectiveURL: f.EffectiveURL, Title: f.Title, LastPoll: f.LastPoll,
-			LastStatus: f.LastStatus, LastError: f.LastError, NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
+			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
+			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
 			Reason: reason(f, now), State: feedHealth(f), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
@@ -109,7 +118,7 @@ func feedHealth(f store.Feed) string {
 func reason(f store.Feed, now time.Time) string {
 	r := f.Reason
 	if f.PendingURL != "" {
-		r = join(r, "redirects permanently to "+f.PendingURL+" on another site: update the subscription if you trust it")
+		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
 	}
 	if f.OverflowGap > 0 {
 		r = join(r, "busy feed: extra polls every "+f.OverflowGap.String())
@@ -128,6 +137,21 @@ func join(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// WriteMailStatus prints a line per user whose mail did not go out,
+// under a heading; nothing when all mail went out.
+func WriteMailStatus(w io.Writer, rows []render.MailStatus, now time.Time) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nMAIL NOT SENT")
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", r.User, r.Text(now)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteStatusTable prints the rows as an aligned text table. A next poll

@@ -133,12 +133,12 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 	}
 	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: "Digest for " + day.Format(dayLayout)}
 	for _, g := range d.Groups {
-		gv := groupView{Name: feedName(g.FeedName, g.FeedURL)}
+		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
 			gv.Entries = append(gv.Entries, entryView{Title: DisplayTitle(e)})
 		}
 		v.Groups = append(v.Groups, gv)
-		v.Count += len(gv.Entries)
+		v.Count += len(gv.Entries) + gv.More
 	}
 	for _, n := range d.Notices {
 		v.Notices = append(v.Notices, newNoticeView(n))

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	netmail "net/mail"
 	"strings"
 
@@ -31,11 +32,88 @@ func EmailMessage(d Digest, from, siteURL string) (*mail.Msg, error) {
 	}
 	v.Subject = "Your digest for " + v.Day.Format("Monday 2 January")
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
+	return fitEmail(d, from, v)
+}
+
+// MaxEmailSize bounds a digest email as sent: headers and both parts,
+// encoded. 2 MB is far below what mail servers refuse (commonly 10 to 25
+// MB) and still holds well over a thousand excerpts.
+const MaxEmailSize = 2_000_000
+
+// fitEmail builds the email of v, and when it is larger than MaxEmailSize,
+// the one that lists as many of the first entries as fit and says that
+// the rest are on the page. The search renders the templates again, not
+// the entries: v is sanitised once.
+func fitEmail(d Digest, from string, v *digestView) (*mail.Msg, error) {
+	msg, size, err := measuredEmail(d, from, v)
+	if err != nil || size <= MaxEmailSize {
+		return msg, err
+	}
+	var best *mail.Msg
+	lo, hi := 0, v.listed() // hi entries do not fit
+	for lo < hi {
+		mid := (lo + hi) / 2
+		m, size, err := measuredEmail(d, from, v.firstEntries(mid))
+		if err != nil {
+			return nil, err
+		}
+		if size <= MaxEmailSize {
+			best, lo = m, mid+1
+		} else {
+			hi = mid
+		}
+	}
+	if best == nil { // even the frame is too large: every entry is on the page
+		best, _, err = measuredEmail(d, from, v.firstEntries(0))
+	}
+	return best, err
+}
+
+// measuredEmail builds the message of v and measures it as it will be sent.
+func measuredEmail(d Digest, from string, v *digestView) (*mail.Msg, int64, error) {
 	msg, err := newMsg(d, from, v.Subject)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return msg, setBodies(msg, v)
+	if err := setBodies(msg, v); err != nil {
+		return nil, 0, err
+	}
+	size, err := msg.WriteTo(io.Discard)
+	if err != nil {
+		return nil, 0, fmt.Errorf("render: email for %s %s: %w", d.User, d.Date, err)
+	}
+	return msg, size, nil
+}
+
+// listed is the number of entries v lists.
+func (v *digestView) listed() int {
+	n := 0
+	for _, g := range v.Groups {
+		n += len(g.Entries)
+	}
+	return n
+}
+
+// firstEntries is a copy of v that lists only its first n entries, in
+// order, and counts the others as Omitted. A feed whose list is cut drops
+// its "and N more" line: the page lists what follows.
+func (v *digestView) firstEntries(n int) *digestView {
+	out := *v
+	out.Groups = nil
+	out.Kept, out.Omitted = 0, 0
+	for _, g := range v.Groups {
+		keep := min(len(g.Entries), n-out.Kept)
+		out.Omitted += len(g.Entries) - keep
+		if keep <= 0 {
+			continue
+		}
+		if keep < len(g.Entries) {
+			g.Entries, g.More = g.Entries[:keep], 0
+		}
+		out.Groups = append(out.Groups, g)
+		out.Kept += keep
+	}
+	return &out
 }
 
 // newMsg sets the headers of a digest email.
@@ -71,7 +149,9 @@ func setBodies(msg *mail.Msg, v *digestView) error {
 	if err != nil {
 		return err
 	}
-	msg.SetBodyString(mail.TypeTextPlain, text)
+	// Feed text reaches the plain part as it came; the HTML part's
+	// escaping has no plain-text counterpart.
+	msg.SetBodyString(mail.TypeTextPlain, StripControl(text))
 	msg.AddAlternativeString(mail.TypeTextHTML, string(page))
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	netmail "net/mail"
 	"strings"
 	"testing"
+	"unicode"
 
 	"feeddigest/internal/smtptest"
 )
@@ -133,5 +134,33 @@ func TestMailDomain(t *testing.T) {
 		if got := mailDomain(in); got != want {
 			t.Errorf("mailDomain(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestEmailPlainTextHasNoControlCharacters(t *testing.T) {
+	d := sampleDigest(t)
+	g := &d.Groups[0]
+	g.FeedName = "Feed\x1b]0;pwned\x07 name"
+	g.Entries[0].Title = "Clear\x1b[2J screen\b\b\b"
+	g.Entries[0].Author = "Ada\x1b[31m\u009b1m"
+	g.Entries[0].Content = "<p>Text\x1b[8m hidden\x00\x7f</p>"
+	_, parts := smtptest.ReadAlternative(t, buildEmail(t, d, ""))
+	text := strings.ReplaceAll(parts["text/plain"], "\r\n", "\n")
+	for _, r := range text {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			t.Fatalf("plain text carries %U:\n%q", r, text)
+		}
+	}
+	for _, want := range []string{"Feed]0;pwned name", "Clear[2J screen", "Ada[31m1m", "Text[8m hidden"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+}
+
+func TestStripControl(t *testing.T) {
+	in := "a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e"
+	if got, want := StripControl(in), "a\tb\nc[0md é 日本 \u202e"; got != want {
+		t.Errorf("StripControl(%q) = %q, want %q", in, got, want)
 	}
 }

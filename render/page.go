@@ -65,7 +65,11 @@ type statusView struct {
 	Generated timeView
 	Users     []string
 	Rows      []statusRow
+	Mail      []mailLine
 }
+
+// mailLine is one user's line about mail that did not go out.
+type mailLine struct{ User, Text string }
 
 type statusRow struct {
 	URL, EffectiveURL, Title string
@@ -77,12 +81,16 @@ type statusRow struct {
 }
 
 // StatusPage renders SITE/status.html: the health of every feed as of
-// the time asOf, the same facts as the status command, times in UTC. A
-// next poll that is not after asOf reads "due".
-func StatusPage(feeds []FeedStatus, asOf time.Time) ([]byte, error) {
+// the time asOf, the same facts as the status command, times in UTC, and
+// a line per user whose mail did not go out. A next poll that is not
+// after asOf reads "due".
+func StatusPage(feeds []FeedStatus, asOf time.Time, mail ...MailStatus) ([]byte, error) {
 	v := statusView{
 		Summary:   StatusSummary(feeds),
 		Generated: showTime(asOf, time.UTC, statusLayout),
+	}
+	for _, m := range mail {
+		v.Mail = append(v.Mail, mailLine{User: m.User, Text: m.Text(asOf)})
 	}
 	users := map[string]bool{}
 	for _, f := range feeds {

@@ -8,6 +8,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/net/html/atom"
+
+	"feeddigest/internal/redact"
 )
 
 // relSafe is the rel value every content link carries: the reader's
@@ -223,7 +225,8 @@ func EntryURL(feedURL, link string) string {
 	if strings.TrimSpace(link) == "" {
 		return ""
 	}
-	abs := resolve(absoluteHTTP(feedURL), link)
+	// Never with the feed URL's credentials: the result is shown.
+	abs := resolve(redact.Base(absoluteHTTP(feedURL)), link)
 	if absoluteHTTP(abs) == nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -30,6 +31,12 @@ func DisplayTitle(e Entry) string {
 		return cut(t, titleWords, titleChars)
 	}
 	return "Untitled post"
+}
+
+// shortName is a feed's or an author's name as plain text, cut as an
+// entry's title is: a feed may name itself with a whole article.
+func shortName(s string) string {
+	return cut(plainText(s), maxTitleLen, maxTitleLen)
 }
 
 // Excerpt is a short plain-text taste of the entry's content (or summary),
@@ -134,4 +141,17 @@ func cut(text string, maxWords, maxChars int) string {
 		out = string([]rune(out)[:maxChars])
 	}
 	return strings.TrimRight(out, " ,;:-–—") + ellipsis
+}
+
+// StripControl removes control characters (C0, DEL and C1: a terminal
+// escape sequence starts with one, a backspace can hide text) from s,
+// keeping newlines and tabs. For plain text that feeds supply and people
+// read in a terminal or a mail client.
+func StripControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -22,6 +22,9 @@ type FeedGroup struct {
 	FeedName string // the feed's title, or its host when it has none
 	SiteURL  string // the feed's home page, may be empty
 	Entries  []Entry
+	// More counts the feed's entries in this digest beyond Entries: a
+	// digest lists a bounded number per feed and says how many more.
+	More int
 }
 
 // Notice tells the reader once about a feed that changed for good.

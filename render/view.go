@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"feeddigest/internal/redact"
 )
 
 // Time layouts: people read dates in words; machines get RFC 3339 in the
@@ -46,11 +48,16 @@ type digestView struct {
 	Zone              string
 	// Email only.
 	Subject, WebURL string
+	// Kept and Omitted: an email too large for MaxEmailSize lists the
+	// first Kept entries and says that Omitted more are on the page.
+	Kept, Omitted int
 }
 
 type groupView struct {
 	Name, SiteURL string
+	SiteHost      string // the link text of SiteURL
 	Entries       []entryView
+	More          int // entries not listed (see FeedGroup.More)
 }
 
 type entryView struct {
@@ -88,7 +95,7 @@ func newDigestView(d Digest) (*digestView, error) {
 	for _, g := range d.Groups {
 		gv, src := newGroupView(g, loc)
 		v.Groups = append(v.Groups, gv)
-		v.Count += len(gv.Entries)
+		v.Count += len(gv.Entries) + gv.More
 		sources = append(sources, src...)
 	}
 	v.Links = linkGraph(sources)
@@ -113,7 +120,8 @@ func zone(d Digest) *time.Location {
 // newGroupView also returns the link sources of its entries, so the link
 // graph reuses the sanitised content instead of sanitising twice.
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
-	gv := groupView{Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL)}
+	gv := groupView{Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
+	gv.SiteHost = hostOf(gv.SiteURL)
 	var src []linkSource
 	for _, e := range g.Entries {
 		ev := newEntryView(e, g, gv.Name, loc)
@@ -132,7 +140,7 @@ func newEntryView(e Entry, g FeedGroup, name string, loc *time.Location) entryVi
 		Title:    DisplayTitle(e),
 		URL:      link,
 		FeedName: name,
-		Author:   plainText(e.Author),
+		Author:   shortName(e.Author),
 		Excerpt:  Excerpt(e),
 		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading)),
 	}
@@ -178,20 +186,20 @@ func newNoticeView(n Notice) noticeView {
 	return noticeView{
 		FeedName: feedName(n.FeedName, n.FeedURL),
 		Text:     text,
-		NewURL:   safeLink(n.NewURL),
-		Detail:   plainText(n.Detail),
+		NewURL:   safeLink(redact.URL(n.NewURL)),
+		Detail:   redact.Text(plainText(n.Detail)),
 	}
 }
 
 // feedName is the feed's title as plain text, else its URL's host.
 func feedName(name, feedURL string) string {
-	if n := plainText(name); n != "" {
+	if n := shortName(name); n != "" {
 		return n
 	}
 	if h := hostOf(feedURL); h != "" {
 		return h
 	}
-	return feedURL
+	return redact.URL(feedURL)
 }
 
 // safeLink keeps only absolute http(s) URLs for our own links.

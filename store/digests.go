@@ -37,21 +37,32 @@ type Digest struct {
 	// next run, it means the run died mid-send: the mail may or may not
 	// have gone, and it is not sent again automatically.
 	SendStarted time.Time
+	// Failed sends: how many, when the last failed (its error is
+	// SendError), and whether that failure was permanent (a 5xx reply, a
+	// refused login) rather than passing.
+	SendAttempts  int
+	SendFailedAt  time.Time
+	SendPermanent bool
+	// SendGivenUp is when retrying stopped for good, and why.
+	SendGivenUp    time.Time
+	SendGivenUpWhy string
 }
 
-const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started"
+const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
+	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
 
 func scanDigest(row scanner) (Digest, error) {
 	var d Digest
-	var since, built, rendered, sent, started int64
-	var wanted int
+	var since, built, rendered, sent, started, failed, givenUp int64
+	var wanted, permanent int
 	var notices string
-	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started); err != nil {
+	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
+		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
-	d.SendStarted = fromUnix(started)
-	d.SendWanted = wanted != 0
+	d.SendStarted, d.SendFailedAt, d.SendGivenUp = fromUnix(started), fromUnix(failed), fromUnix(givenUp)
+	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
 	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
 		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
 	}
@@ -95,10 +106,17 @@ func (s *Store) Unrendered(ctx context.Context) ([]Digest, error) {
 	return s.queryDigests(ctx, "WHERE rendered_at = 0 ORDER BY built_at, user")
 }
 
-// Unsent lists digests that want sending, are not sent yet, and whose
-// last attempt (if any) failed cleanly; oldest first.
+// Unsent lists digests that want sending, are not sent yet, were not
+// given up, and whose last attempt (if any) failed cleanly; oldest first.
 func (s *Store) Unsent(ctx context.Context) ([]Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 ORDER BY built_at, user")
+	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 AND send_given_up = 0 ORDER BY built_at, user")
+}
+
+// NotSent lists every digest that wants sending and is not sent: those
+// still to be tried, those cut off by a crash, and those given up at or
+// after since; oldest first. For showing why mail did not go out.
+func (s *Store) NotSent(ctx context.Context, since time.Time) ([]Digest, error) {
+	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND (send_given_up = 0 OR send_given_up >= ?) ORDER BY built_at, user", unix(since))
 }
 
 // InterruptedSends lists digests whose send was cut off by a crash.
@@ -118,14 +136,29 @@ func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Ti
 	return err
 }
 
-// MarkSent records a sent digest (err nil) or why sending failed; a
-// failed send is retried at the next run.
+// MarkSent records a sent digest (err nil) or a failed attempt to send
+// it (a passing failure; see MarkSendFailed).
 func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time, sendErr error) error {
 	if sendErr != nil {
-		_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_error = ?, send_started = 0 WHERE user = ? AND date = ?", sendErr.Error(), user, date)
-		return err
+		return s.MarkSendFailed(ctx, user, date, now, sendErr.Error(), false)
 	}
 	_, err := s.db.ExecContext(ctx, "UPDATE digests SET sent_at = ?, send_error = '' WHERE user = ? AND date = ?", unix(now), user, date)
+	return err
+}
+
+// MarkSendFailed records a failed attempt to send a digest at now: one
+// more attempt, its error, and whether the failure was permanent.
+func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE digests SET send_error = ?, send_started = 0, send_attempts = send_attempts + 1,
+		send_failed_at = ?, send_permanent = ? WHERE user = ? AND date = ?`, why, unix(now), boolInt(permanent), user, date)
+	return err
+}
+
+// GiveUpSend stops all further attempts to send a digest; why says so to
+// the people reading status. Its page stays.
+func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_given_up = ?, send_given_up_why = ? WHERE user = ? AND date = ?",
+		unix(now), why, user, date)
 	return err
 }
 
@@ -278,33 +311,52 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 // DigestEntries returns the entries of one digest, grouped by feed URL in
 // subscription order, newest first within a feed.
 func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
+	entries, _, err := s.DigestListing(ctx, user, date, 0)
+	return entries, err
+}
+
+// DigestListing returns what a digest lists: at most perFeed of each
+// feed's newest entries in it (all when perFeed <= 0), ordered as
+// DigestEntries orders them, and for each feed URL how many more entries
+// the digest holds beyond those. The others were delivered with the
+// digest all the same (they never show in a later one); only their texts
+// are not read.
+func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen FROM digest_entries de
-		JOIN entries e ON e.id = de.entry_id JOIN feeds f ON f.id = e.feed_id
+		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
+			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
+		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
 		LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE de.user = ? AND de.date = ? ORDER BY f.url, `+newestFirst, user, date)
+		WHERE ? <= 0 OR r.rank <= ? ORDER BY f.url, `+newestFirst, user, date, perFeed, perFeed)
 	if err != nil {
-		return nil, fmt.Errorf("digest entries: %w", err)
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}
 	defer rows.Close()
 	var out []Entry
+	more := map[string]int{}
 	for rows.Next() {
 		var e Entry
 		var pub, seen int64
+		var total int
 		var contentZ, summaryZ []byte
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen); err != nil {
-			return nil, err
+			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+			return nil, nil, err
 		}
 		var err error
 		if e.Content, err = decompress(contentZ, e.Content); err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
 		if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.Key, err)
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		if perFeed > 0 && total > perFeed {
+			more[e.FeedURL] = total - perFeed
+		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	return out, more, rows.Err()
 }

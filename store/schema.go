@@ -93,6 +93,15 @@ var migrations = []string{
 		content_z BLOB,
 		summary_z BLOB
 	);`,
+	// 4: failed sends back off (see pipeline's send plan): attempts, when
+	// and how the last one failed, and when the digest was given up and
+	// why. A failure recorded before this schema counts as one attempt.
+	`ALTER TABLE digests ADD COLUMN send_attempts INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE digests ADD COLUMN send_failed_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE digests ADD COLUMN send_permanent INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE digests ADD COLUMN send_given_up INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE digests ADD COLUMN send_given_up_why TEXT NOT NULL DEFAULT '';
+	UPDATE digests SET send_attempts = 1, send_failed_at = built_at WHERE sent_at = 0 AND send_error != '';`,
 }
 
 // SchemaVersion is the version a migrated file has.

@@ -1,8 +1,9 @@
 // Package smtptest runs a real SMTP server (go-smtp) on a loopback port
 // for tests, as net/http/httptest does for HTTP: it keeps what it
 // receives, can be stopped and started again on the same port, can answer
-// DATA with a temporary failure, and can offer AUTH without TLS (which a
-// careful client must refuse).
+// DATA with a temporary or a permanent failure, and can offer AUTH without
+// TLS: PLAIN (which a careful client must refuse there) or CRAM-MD5, whose
+// logins it counts and can refuse (535).
 package smtptest
 
 import (
@@ -34,8 +35,11 @@ type Server struct {
 	server   *smtp.Server
 	listener net.Listener
 	accepted []Message
-	rejected []Message // DATA answered 451 while failing
+	rejected []Message // DATA answered 451 while failing, 554 while rejecting
 	failing  bool
+	refusing bool // DATA answered 554
+	logins   int  // AUTH attempts
+	badLogin bool // AUTH answered 535
 }
 
 // Option changes a Server.
@@ -110,6 +114,39 @@ func (s *Server) SetFailing(f bool) {
 	s.failing = f
 }
 
+// SetRejecting makes DATA answer 554 (refused for good) while r is true.
+func (s *Server) SetRejecting(r bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusing = r
+}
+
+// RefuseLogins makes AUTH answer 535 (authentication credentials
+// invalid) while r is true.
+func (s *Server) RefuseLogins(r bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.badLogin = r
+}
+
+// Logins counts the AUTH attempts made so far, refused or not.
+func (s *Server) Logins() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logins
+}
+
+// login records an AUTH attempt and answers it.
+func (s *Server) login() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logins++
+	if s.badLogin {
+		return &smtp.SMTPError{Code: 535, EnhancedCode: smtp.EnhancedCode{5, 7, 8}, Message: "authentication credentials invalid"}
+	}
+	return nil
+}
+
 // Messages returns what was accepted, in order.
 func (s *Server) Messages() []Message {
 	s.mu.Lock()
@@ -130,6 +167,10 @@ func (s *Server) receive(m Message) error {
 	if s.failing {
 		s.rejected = append(s.rejected, m)
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	if s.refusing {
+		s.rejected = append(s.rejected, m)
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused"}
 	}
 	s.accepted = append(s.accepted, m)
 	return nil
@@ -175,6 +216,30 @@ type authSession struct{ session }
 
 func (s *authSession) AuthMechanisms() []string { return s.server.authMech }
 
-func (s *authSession) Auth(string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(_, _, _ string) error { return nil }), nil
+func (s *authSession) Auth(mech string) (sasl.Server, error) {
+	if mech == CRAMMD5 {
+		return &cramMD5{server: s.server}, nil
+	}
+	return sasl.NewPlainServer(func(_, _, _ string) error { return s.server.login() }), nil
+}
+
+// CRAMMD5 is a SASL mechanism a client may use without TLS, since the
+// password never crosses the connection: with OfferAuth(CRAMMD5) a test
+// holds a real login conversation on plain SMTP.
+const CRAMMD5 = "CRAM-MD5"
+
+// cramMD5 is the server side of CRAM-MD5 (RFC 2195): a challenge, then
+// "user digest". Any digest passes unless logins are refused: the tests
+// count and refuse logins, they do not check passwords.
+type cramMD5 struct {
+	server     *Server
+	challenged bool
+}
+
+func (c *cramMD5) Next(response []byte) ([]byte, bool, error) {
+	if !c.challenged {
+		c.challenged = true
+		return []byte("<1896.697170952@localhost>"), false, nil
+	}
+	return nil, true, c.server.login()
 }
