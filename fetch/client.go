@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/time/rate"
 )
 
@@ -75,6 +76,8 @@ type Client struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostGate
+
+	parsing *semaphore.Weighted // ParseBudget
 }
 
 // hostGate is one host's politeness: a slot per request in flight and a
@@ -87,7 +90,7 @@ type hostGate struct {
 // New builds a Client.
 func New(opts Options) *Client {
 	opts.defaults()
-	c := &Client{opts: opts, hosts: map[string]*hostGate{}}
+	c := &Client{opts: opts, hosts: map[string]*hostGate{}, parsing: semaphore.NewWeighted(ParseBudget)}
 	c.userAgent = "feeddigest/" + Version
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"

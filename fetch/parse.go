@@ -62,8 +62,12 @@ var formats = map[gofeed.FeedType]format{
 // feed it links to takes a request, which is Poll's business.
 func Parse(body []byte, contentType, base string) (*Feed, error) {
 	body = feedUTF8(body, contentType)
+	order := parseOrder(body, contentType)
+	if err := checkShape(body, readsXML(order)); err != nil {
+		return nil, err
+	}
 	var errs []error
-	for _, ft := range parseOrder(body, contentType) {
+	for _, ft := range order {
 		f := formats[ft]
 		parsed, ttl, ttlSource, err := f.parse(body)
 		if err != nil {
@@ -83,6 +87,13 @@ func Parse(body []byte, contentType, base string) (*Feed, error) {
 	// The first parser is the one the body looks like; the fallbacks'
 	// complaints only bury its error.
 	return nil, fmt.Errorf("%w: %w", ErrNotFeed, errs[0])
+}
+
+// readsXML says whether gofeed's XML parsers will read the body: only
+// then are its nesting and width bounded (checkShape); an HTML page goes
+// to the HTML parser, which bounds its own nesting.
+func readsXML(order []gofeed.FeedType) bool {
+	return slices.Contains(order, gofeed.FeedTypeRSS) || slices.Contains(order, gofeed.FeedTypeAtom)
 }
 
 func parseOrder(body []byte, contentType string) []gofeed.FeedType {
@@ -232,6 +243,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 		e.Key = EntryKey(strings.TrimSpace(it.GUID), e.Link, e.Title, e.Content)
 		out.Entries = append(out.Entries, e)
 	}
+	out.Entries = keepNewest(out.Entries, MaxEntries)
 	return out
 }
 
