@@ -446,8 +446,8 @@ func keepNewest(entries []Entry, n int) []Entry {
 const ParseBudget = 2 * MaxNodes
 
 // parse is Parse in a parse turn.
-func (c *Client) parse(ctx context.Context, body []byte, contentType, base string) (*Feed, error) {
-	release, err := c.parseTurn(ctx, body)
+func (c *Client) parse(ctx context.Context, req Request, body []byte, contentType, base string) (*Feed, error) {
+	release, err := c.parseTurn(ctx, req, body)
 	if err != nil {
 		return nil, err
 	}
@@ -456,13 +456,21 @@ func (c *Client) parse(ctx context.Context, body []byte, contentType, base strin
 }
 
 // parseTurn waits until the body's nodes fit in the client's ParseBudget
-// and takes them until release is called.
-func (c *Client) parseTurn(ctx context.Context, body []byte) (release func(), err error) {
+// and takes them until release is called; then it tells the caller
+// (req.BeforeParse) that parsing starts.
+func (c *Client) parseTurn(ctx context.Context, req Request, body []byte) (release func(), err error) {
 	weight := int64(min(max(countNodes(body), 1), MaxNodes))
 	if err := c.parsing.Acquire(ctx, weight); err != nil {
 		return nil, err
 	}
-	return sync.OnceFunc(func() { c.parsing.Release(weight) }), nil
+	release = sync.OnceFunc(func() { c.parsing.Release(weight) })
+	if req.BeforeParse != nil {
+		if err := req.BeforeParse(); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	return release, nil
 }
 
 // countNodes counts a body's nodes, up to just past MaxNodes.

@@ -25,6 +25,12 @@ type Request struct {
 	// Learned server behaviour.
 	Answers304  bool // has answered a conditional request with 304
 	RefusesHEAD bool // answered HEAD with 405 or 501
+
+	// BeforeParse, when set, is called before a body of this poll is
+	// parsed, the work that a hostile body can make kill the process; an
+	// error fails the poll. (The caller records the attempt, so that a
+	// run that dies reading a feed is known to the next.)
+	BeforeParse func() error
 }
 
 // Outcome sorts a poll's result.
@@ -192,7 +198,7 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 		final = resp.Request.URL
 	}
 	contentType := resp.Header.Get("Content-Type")
-	feed, err := c.parse(ctx, body, contentType, final.String())
+	feed, err := c.parse(ctx, req, body, contentType, final.String())
 	if err != nil {
 		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
 			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
@@ -240,7 +246,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 // fromPage handles an HTML page: the feed it announces is polled in the
 // same Poll; without one, an h-feed in the page is the feed.
 func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
-	links, feed, err := c.readPage(ctx, page)
+	links, feed, err := c.readPage(ctx, req, page)
 	if err != nil {
 		res.fail(OutcomeBroken, res.Status, err)
 		return
@@ -259,8 +265,8 @@ func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *
 
 // readPage reads the feeds a page announces, else its h-feed, in a parse
 // turn (see parseTurn) given back before any announced feed is polled.
-func (c *Client) readPage(ctx context.Context, page *htmlPage) (links []string, feed *Feed, err error) {
-	release, err := c.parseTurn(ctx, page.body)
+func (c *Client) readPage(ctx context.Context, req Request, page *htmlPage) (links []string, feed *Feed, err error) {
+	release, err := c.parseTurn(ctx, req, page.body)
 	if err != nil {
 		return nil, nil, err
 	}

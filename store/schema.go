@@ -93,6 +93,13 @@ var migrations = []string{
 		content_z BLOB,
 		summary_z BLOB
 	);`,
+	// 4: a poll is recorded before its body is parsed and cleared with its
+	// result, so a feed whose reading killed the process (see attempts.go)
+	// is known to the next run.
+	`CREATE TABLE poll_attempts (
+		feed_id INTEGER PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+		started INTEGER NOT NULL
+	);`,
 }
 
 // SchemaVersion is the version a migrated file has.
