@@ -44,6 +44,9 @@ type Options struct {
 	// is on loopback, so testing "refused after a redirect" needs a rule
 	// that calls one loopback address public and another private.
 	privateAddr func(net.IP) bool
+	// lookupIP replaces the system resolver for the targets of proxied
+	// requests, for tests only.
+	lookupIP func(ctx context.Context, host string) ([]net.IP, error)
 }
 
 func (o *Options) defaults() {
@@ -95,21 +98,29 @@ func New(opts Options) *Client {
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	dialer := *plain
+	private := isPrivate
+	if opts.privateAddr != nil {
+		private = opts.privateAddr
+	}
 	if !opts.AllowPrivateNetworks {
-		private := isPrivate
-		if opts.privateAddr != nil {
-			private = opts.privateAddr
-		}
 		// Control runs on the address actually dialled, after DNS, for
-		// every connection, those of redirects included.
+		// every connection, those of redirects included. A proxy is
+		// dialled without it, its requests' targets checked instead
+		// (proxy.go).
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			return refusePrivate(address, private)
 		}
 	}
+	proxy := proxyFromEnvironment()
+	lookup := lookupIP
+	if opts.lookupIP != nil {
+		lookup = opts.lookupIP
+	}
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		Proxy:                 func(req *http.Request) (*url.URL, error) { return proxy(req.URL) },
+		DialContext:           guardedDial(plain, &dialer),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   opts.PerHost,
@@ -125,7 +136,8 @@ func New(opts Options) *Client {
 		// for its host's slot and token, and a run with many feeds on one
 		// host would see them time out for being polite. politeTransport
 		// starts the timeout once the request may go.
-		Transport:     &politeTransport{next: transport, client: c, timeout: opts.Timeout},
+		Transport: &politeTransport{client: c, timeout: opts.Timeout, next: &proxyGuard{next: transport, proxy: proxy,
+			check: !opts.AllowPrivateNetworks, private: private, lookup: lookup}},
 		CheckRedirect: checkRedirect,
 	}
 	return c
