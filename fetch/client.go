@@ -241,29 +241,6 @@ func refusePrivate(address string, private func(net.IP) bool) error {
 	return nil
 }
 
-// isPrivate says an address is not on the public internet: loopback,
-// RFC 1918 / RFC 4193 private, link-local (cloud metadata lives at
-// 169.254.169.254), unspecified (0.0.0.0 reaches the local host on
-// Linux), multicast, "this network" 0/8, reserved 240/4 and broadcast,
-// and carrier-grade NAT. IPv4-mapped IPv6 addresses count as their IPv4.
-func isPrivate(ip net.IP) bool {
-	if v4 := ip.To4(); v4 != nil {
-		ip = v4
-		if v4[0] == 0 || v4[0] >= 240 {
-			return true
-		}
-	}
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
-		isSharedAddressSpace(ip)
-}
-
-// isSharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), private in practice.
-func isSharedAddressSpace(ip net.IP) bool {
-	v4 := ip.To4()
-	return v4 != nil && v4[0] == 100 && v4[1]&0xC0 == 64
-}
-
 // ErrTooManyRedirects means a chain of more than MaxRedirects, or a loop.
 var ErrTooManyRedirects = errors.New("too many redirects")
 
