@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -59,8 +60,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // at worst the last few commits are redone by the next run. FULL would add
 // an fsync to every feed's commit for no gain against kill -9.
 func dsn(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	return fileURI(path, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+}
+
+// fileURI is the SQLite URI of the file at path: the path absolute and
+// escaped, so that a '#', '?' or '%' in it is part of the name (joined as
+// text, "hash#x/state.db" opened "./hash", and the lock beside the real
+// path guarded nothing).
+func fileURI(path, query string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: query}
+	return u.String()
 }
 
 // acquireLock takes a non-blocking flock on a side file. The kernel drops
@@ -135,7 +148,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, err)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
