@@ -34,7 +34,7 @@ func isPrivate(ip net.IP) bool {
 }
 
 var (
-	nat64         = netip.MustParsePrefix("64:ff9b::/96")  // RFC 6052
+	nat64         = netip.MustParsePrefix("64:ff9b::/96")   // RFC 6052
 	nat64Local    = netip.MustParsePrefix("64:ff9b:1::/48") // RFC 8215
 	sixToFour     = netip.MustParsePrefix("2002::/16")      // RFC 3056
 	ipv4Compat    = netip.MustParsePrefix("::/96")          // RFC 4291, deprecated
