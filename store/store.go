@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,6 +39,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	exists, err := checkExisting(ctx, path)
+	if err == nil && !exists {
+		err = create(ctx, path)
+	}
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		lock.Close()
@@ -49,7 +58,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, lock: lock, path: path}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("state %s: %w", path, err)
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
 	return s, nil
 }
@@ -145,8 +154,12 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // OpenReader opens an existing state file for reading only, without the
 // run lock, so that `status` works while a run is in progress.
 func OpenReader(ctx context.Context, path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, err)
+	exists, err := checkExisting(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, fs.ErrNotExist)
 	}
 	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
 	if err != nil {
@@ -156,7 +169,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("state %s: %w", path, err)
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
 	if version != SchemaVersion {
 		db.Close()
