@@ -102,6 +102,10 @@ type markupScan struct {
 	open     [MaxDepth]openElement
 	inScope  int   // namespace declarations of the open elements
 	textCopy int64 // bytes copied joining text pieces, as gofeed does
+
+	// onStart, when set, sees each start tag: its name and the rest of the
+	// tag, the open elements (its ancestors) in open[:depth].
+	onStart func(name, attrs []byte)
 }
 
 type openElement struct {
@@ -169,12 +173,16 @@ func (s *markupScan) startTag() error {
 	if err := s.node(); err != nil {
 		return err
 	}
+	attrsAt := s.i
 	selfClosing, namespaces, err := s.attributes()
 	if err != nil {
 		return err
 	}
 	if !s.nesting {
 		return nil
+	}
+	if s.onStart != nil {
+		s.onStart(name, s.body[attrsAt:s.i])
 	}
 	if s.inScope+namespaces > MaxNamespaces {
 		return fmt.Errorf("%w: more than %d in scope (at byte %d)", ErrTooManyNamespaces, MaxNamespaces, s.i)

@@ -166,6 +166,7 @@ func parseAtom(body []byte) (*gofeed.Feed, time.Duration, string, error) {
 	if err != nil {
 		return nil, 0, "", err
 	}
+	escapeTextTitles(body, raw)
 	feed, err := (&gofeed.DefaultAtomTranslator{}).Translate(raw)
 	if err != nil {
 		return nil, 0, "", err
@@ -215,7 +216,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 	baseURL, _ := url.Parse(base)
 	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link)}
 	siteBase := baseURL
-	if u, err := url.Parse(out.SiteURL); err == nil && out.SiteURL != "" {
+	if u := httpBase(out.SiteURL); u != nil {
 		siteBase = u
 	}
 	for _, it := range f.Items {
@@ -270,6 +271,20 @@ func EntryKey(guid, link, title, content string) string {
 	}
 	sum := sha256.Sum256([]byte(title + "\x00" + content))
 	return "hash:" + hex.EncodeToString(sum[:16])
+}
+
+// httpBase is s parsed when it is an absolute http(s) URL, the only kind
+// a feed's home link may be to serve as the base of its entries' links (a
+// javascript: or data: one would make them that too); else nil.
+func httpBase(s string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return nil
+	}
+	return u
 }
 
 func resolve(base *url.URL, ref string) string {
