@@ -58,7 +58,7 @@ func BenchmarkHostileRun(b *testing.B) {
 					b.StopTimer()
 					w := newHostileWorld(b, maxBody, handlers)
 					b.StartTimer()
-					out, err, rss := w.measuredRun(b, "2026-11-22T00:05:00Z")
+					out, rss, err := w.measuredRun(b, "2026-11-22T00:05:00Z")
 					b.StopTimer()
 					if err != nil {
 						b.Fatalf("run: %v\n%s", err, out)

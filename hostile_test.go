@@ -182,8 +182,8 @@ var buildPeakRSS = sync.OnceValues(func() (string, error) {
 })
 
 // measuredRun runs `feeddigest run` at now under peakrss: its output,
-// error, and peak RSS in bytes.
-func (w *hostileWorld) measuredRun(t testing.TB, now string) (string, error, int64) {
+// peak RSS in bytes, and error.
+func (w *hostileWorld) measuredRun(t testing.TB, now string) (string, int64, error) {
 	t.Helper()
 	launcher, err := buildPeakRSS()
 	if err != nil {
@@ -201,7 +201,7 @@ func (w *hostileWorld) measuredRun(t testing.TB, now string) (string, error, int
 	if err != nil {
 		t.Fatalf("peak RSS: %v", err)
 	}
-	return text[:i], runErr, peak
+	return text[:i], peak, runErr
 }
 
 // The reported crash: one deeply nested feed took 2 GB (or overflowed the
@@ -213,7 +213,7 @@ func TestNestedFeedCannotStopTheRun(t *testing.T) {
 		"/nested": serveBody(nestedBody()),
 		"/deeper": serveBody([]byte(strings.Replace(string(nestedBody()), "<a>", "<a><a>", -1))), // 21 MB
 	})
-	out, err, peak := w.measuredRun(t, "2026-11-22T00:05:00Z")
+	out, peak, err := w.measuredRun(t, "2026-11-22T00:05:00Z")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
