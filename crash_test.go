@@ -36,7 +36,7 @@ var buildBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the real binary")

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/time/rate"
 )
 
@@ -43,6 +44,9 @@ type Options struct {
 	// is on loopback, so testing "refused after a redirect" needs a rule
 	// that calls one loopback address public and another private.
 	privateAddr func(net.IP) bool
+	// lookupIP replaces the system resolver for the targets of proxied
+	// requests, for tests only.
+	lookupIP func(ctx context.Context, host string) ([]net.IP, error)
 }
 
 func (o *Options) defaults() {
@@ -75,6 +79,8 @@ type Client struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostGate
+
+	parsing *semaphore.Weighted // ParseBudget
 }
 
 // hostGate is one host's politeness: a slot per request in flight and a
@@ -87,26 +93,34 @@ type hostGate struct {
 // New builds a Client.
 func New(opts Options) *Client {
 	opts.defaults()
-	c := &Client{opts: opts, hosts: map[string]*hostGate{}}
+	c := &Client{opts: opts, hosts: map[string]*hostGate{}, parsing: semaphore.NewWeighted(ParseBudget)}
 	c.userAgent = "feeddigest/" + Version
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	dialer := *plain
+	private := isPrivate
+	if opts.privateAddr != nil {
+		private = opts.privateAddr
+	}
 	if !opts.AllowPrivateNetworks {
-		private := isPrivate
-		if opts.privateAddr != nil {
-			private = opts.privateAddr
-		}
 		// Control runs on the address actually dialled, after DNS, for
-		// every connection, those of redirects included.
+		// every connection, those of redirects included. A proxy is
+		// dialled without it, its requests' targets checked instead
+		// (proxy.go).
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			return refusePrivate(address, private)
 		}
 	}
+	proxy := proxyFromEnvironment()
+	lookup := lookupIP
+	if opts.lookupIP != nil {
+		lookup = opts.lookupIP
+	}
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		Proxy:                 func(req *http.Request) (*url.URL, error) { return proxy(req.URL) },
+		DialContext:           guardedDial(plain, &dialer),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   opts.PerHost,
@@ -122,7 +136,8 @@ func New(opts Options) *Client {
 		// for its host's slot and token, and a run with many feeds on one
 		// host would see them time out for being polite. politeTransport
 		// starts the timeout once the request may go.
-		Transport:     &politeTransport{next: transport, client: c, timeout: opts.Timeout},
+		Transport: &politeTransport{client: c, timeout: opts.Timeout, next: &proxyGuard{next: transport, proxy: proxy,
+			check: !opts.AllowPrivateNetworks, private: private, lookup: lookup}},
 		CheckRedirect: checkRedirect,
 	}
 	return c
@@ -224,29 +239,6 @@ func refusePrivate(address string, private func(net.IP) bool) error {
 		return fmt.Errorf("%w: %s", ErrPrivateAddress, host)
 	}
 	return nil
-}
-
-// isPrivate says an address is not on the public internet: loopback,
-// RFC 1918 / RFC 4193 private, link-local (cloud metadata lives at
-// 169.254.169.254), unspecified (0.0.0.0 reaches the local host on
-// Linux), multicast, "this network" 0/8, reserved 240/4 and broadcast,
-// and carrier-grade NAT. IPv4-mapped IPv6 addresses count as their IPv4.
-func isPrivate(ip net.IP) bool {
-	if v4 := ip.To4(); v4 != nil {
-		ip = v4
-		if v4[0] == 0 || v4[0] >= 240 {
-			return true
-		}
-	}
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
-		isSharedAddressSpace(ip)
-}
-
-// isSharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), private in practice.
-func isSharedAddressSpace(ip net.IP) bool {
-	v4 := ip.To4()
-	return v4 != nil && v4[0] == 100 && v4[1]&0xC0 == 64
 }
 
 // ErrTooManyRedirects means a chain of more than MaxRedirects, or a loop.

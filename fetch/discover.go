@@ -156,6 +156,7 @@ func hFeed(doc *goquery.Document, page *url.URL) *Feed {
 	if len(feed.Entries) == 0 {
 		return nil
 	}
+	feed.Entries = keepNewest(feed.Entries, MaxEntries)
 	return feed
 }
 

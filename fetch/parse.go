@@ -64,8 +64,12 @@ var formats = map[gofeed.FeedType]format{
 // feed it links to takes a request, which is Poll's business.
 func Parse(body []byte, contentType, base string) (*Feed, error) {
 	body = feedUTF8(body, contentType)
+	order := parseOrder(body, contentType)
+	if err := checkShape(body, readsXML(order)); err != nil {
+		return nil, err
+	}
 	var errs []error
-	for _, ft := range parseOrder(body, contentType) {
+	for _, ft := range order {
 		f := formats[ft]
 		parsed, ttl, ttlSource, err := f.parse(body)
 		if err != nil {
@@ -85,6 +89,13 @@ func Parse(body []byte, contentType, base string) (*Feed, error) {
 	// The first parser is the one the body looks like; the fallbacks'
 	// complaints only bury its error.
 	return nil, fmt.Errorf("%w: %w", ErrNotFeed, errs[0])
+}
+
+// readsXML says whether gofeed's XML parsers will read the body: only
+// then are its nesting and width bounded (checkShape); an HTML page goes
+// to the HTML parser, which bounds its own nesting.
+func readsXML(order []gofeed.FeedType) bool {
+	return slices.Contains(order, gofeed.FeedTypeRSS) || slices.Contains(order, gofeed.FeedTypeAtom)
 }
 
 func parseOrder(body []byte, contentType string) []gofeed.FeedType {
@@ -157,6 +168,7 @@ func parseAtom(body []byte) (*gofeed.Feed, time.Duration, string, error) {
 	if err != nil {
 		return nil, 0, "", err
 	}
+	escapeTextTitles(body, raw)
 	feed, err := (&gofeed.DefaultAtomTranslator{}).Translate(raw)
 	if err != nil {
 		return nil, 0, "", err
@@ -209,7 +221,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 	baseURL = redact.Base(baseURL)
 	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link)}
 	siteBase := baseURL
-	if u, err := url.Parse(out.SiteURL); err == nil && out.SiteURL != "" {
+	if u := httpBase(out.SiteURL); u != nil {
 		siteBase = u
 	}
 	for _, it := range f.Items {
@@ -237,6 +249,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 		e.Key = EntryKey(strings.TrimSpace(it.GUID), e.Link, e.Title, e.Content)
 		out.Entries = append(out.Entries, e)
 	}
+	out.Entries = keepNewest(out.Entries, MaxEntries)
 	return out
 }
 
@@ -263,6 +276,20 @@ func EntryKey(guid, link, title, content string) string {
 	}
 	sum := sha256.Sum256([]byte(title + "\x00" + content))
 	return "hash:" + hex.EncodeToString(sum[:16])
+}
+
+// httpBase is s parsed when it is an absolute http(s) URL, the only kind
+// a feed's home link may be to serve as the base of its entries' links (a
+// javascript: or data: one would make them that too); else nil.
+func httpBase(s string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return nil
+	}
+	return u
 }
 
 func resolve(base *url.URL, ref string) string {

@@ -27,6 +27,12 @@ type Request struct {
 	// Learned server behaviour.
 	Answers304  bool // has answered a conditional request with 304
 	RefusesHEAD bool // answered HEAD with 405 or 501
+
+	// BeforeParse, when set, is called before a body of this poll is
+	// parsed, the work that a hostile body can make kill the process; an
+	// error fails the poll. (The caller records the attempt, so that a
+	// run that dies reading a feed is known to the next.)
+	BeforeParse func() error
 }
 
 // Outcome sorts a poll's result.
@@ -202,7 +208,7 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 		final = resp.Request.URL
 	}
 	contentType := resp.Header.Get("Content-Type")
-	feed, err := Parse(body, contentType, final.String())
+	feed, err := c.parse(ctx, req, body, contentType, final.String())
 	if err != nil {
 		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
 			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
@@ -250,21 +256,39 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 // fromPage handles an HTML page: the feed it announces is polled in the
 // same Poll; without one, an h-feed in the page is the feed.
 func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
+	links, feed, err := c.readPage(ctx, req, page)
 	if err != nil {
-		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err))
+		res.fail(OutcomeBroken, res.Status, err)
 		return
 	}
-	if links := feedLinks(doc, page.url); len(links) > 0 {
+	if len(links) > 0 {
 		c.pollDiscovered(ctx, req, now, res, page, links[0])
 		return
 	}
-	if feed := hFeed(doc, page.url); feed != nil {
+	if feed != nil {
 		res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, page.hash
 		res.notePermanentRedirect(req, page.trace)
 		return
 	}
 	res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
+}
+
+// readPage reads the feeds a page announces, else its h-feed, in a parse
+// turn (see parseTurn) given back before any announced feed is polled.
+func (c *Client) readPage(ctx context.Context, req Request, page *htmlPage) (links []string, feed *Feed, err error) {
+	release, err := c.parseTurn(ctx, req, page.body)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err)
+	}
+	if links = feedLinks(doc, page.url); len(links) > 0 {
+		return links, nil, nil
+	}
+	return nil, hFeed(doc, page.url), nil
 }
 
 // pollDiscovered GETs the feed a page announced. The stored validators and

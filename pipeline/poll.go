@@ -16,6 +16,9 @@ import (
 // poll polls the feeds this pass owes a poll, concurrently, and stores
 // each result as it arrives (one transaction per feed).
 func (p *pass) poll(ctx context.Context) error {
+	if err := p.settleUnfinishedPolls(ctx); err != nil {
+		return err
+	}
 	feeds, err := p.st.Feeds(ctx)
 	if err != nil {
 		return err
@@ -60,7 +63,7 @@ func (p *pass) poll(ctx context.Context) error {
 		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err)
+		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err), p.dropAbandonedPolls(ctx))
 	}
 	return saveErr
 }
@@ -81,7 +84,9 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 			defer wg.Done()
 			for job := range work {
 				f := byURL[job.URL]
-				res := client.Poll(ctx, pollRequest(f), p.opts.Now)
+				req := pollRequest(f)
+				req.BeforeParse = func() error { return p.st.BeginAttempt(ctx, f.ID, p.opts.Now) }
+				res := client.Poll(ctx, req, p.opts.Now)
 				if ctx.Err() != nil {
 					// Interrupted: the feed did not fail, we stopped
 					// listening. Its record stays as it was, due again.

@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 			return sum, fmt.Errorf("interrupted: %w", err)
 		}
 		if err := step(ctx); err != nil {
-			return sum, err
+			return sum, st.Damaged(err)
 		}
 	}
 	return sum, nil

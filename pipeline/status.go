@@ -64,7 +64,8 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 		return nil, err
 	}
 	defer st.Close()
-	return statusRows(ctx, st, now)
+	rows, err := statusRows(ctx, st, now)
+	return rows, st.Damaged(err)
 }
 
 func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.FeedStatus, error) {

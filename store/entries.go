@@ -29,7 +29,7 @@ type SaveStats struct {
 }
 
 // SavePoll stores a poll's entries and then the feed record, in one
-// transaction. The record is made by finish, which sees what the save
+// transaction, which also clears the poll's attempt mark (BeginAttempt). The record is made by finish, which sees what the save
 // found (overflow detection needs it), and is written last so that a crash
 // before commit leaves the feed due again, never marked done without its
 // entries. Entries already known keep their first-seen time; their text is
@@ -50,6 +50,9 @@ func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []Entry, now
 		}
 		f := finish(st)
 		f.ID = feedID
+		if err := endAttempt(ctx, tx, feedID); err != nil {
+			return err
+		}
 		return updateFeed(ctx, tx, f)
 	})
 	if err != nil {

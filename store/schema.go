@@ -102,6 +102,13 @@ var migrations = []string{
 	ALTER TABLE digests ADD COLUMN send_given_up INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE digests ADD COLUMN send_given_up_why TEXT NOT NULL DEFAULT '';
 	UPDATE digests SET send_attempts = 1, send_failed_at = built_at WHERE sent_at = 0 AND send_error != '';`,
+	// 5: a poll is recorded before its body is parsed and cleared with its
+	// result, so a feed whose reading killed the process (see attempts.go)
+	// is known to the next run.
+	`CREATE TABLE poll_attempts (
+		feed_id INTEGER PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+		started INTEGER NOT NULL
+	);`,
 }
 
 // SchemaVersion is the version a migrated file has.

@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -37,6 +39,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	exists, err := checkExisting(ctx, path)
+	if err == nil && !exists {
+		err = create(ctx, path)
+	}
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		lock.Close()
@@ -48,7 +58,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, lock: lock, path: path}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("state %s: %w", path, err)
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
 	return s, nil
 }
@@ -59,8 +69,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // at worst the last few commits are redone by the next run. FULL would add
 // an fsync to every feed's commit for no gain against kill -9.
 func dsn(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	return fileURI(path, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+}
+
+// fileURI is the SQLite URI of the file at path: the path absolute and
+// escaped, so that a '#', '?' or '%' in it is part of the name (joined as
+// text, "hash#x/state.db" opened "./hash", and the lock beside the real
+// path guarded nothing).
+func fileURI(path, query string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: query}
+	return u.String()
 }
 
 // acquireLock takes a non-blocking flock on a side file. The kernel drops
@@ -132,10 +154,14 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // OpenReader opens an existing state file for reading only, without the
 // run lock, so that `status` works while a run is in progress.
 func OpenReader(ctx context.Context, path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, err)
+	exists, err := checkExisting(ctx, path)
+	if err != nil {
+		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if !exists {
+		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, fs.ErrNotExist)
+	}
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", path, err)
 	}
@@ -143,7 +169,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("state %s: %w", path, err)
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
 	if version != SchemaVersion {
 		db.Close()

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Hostile bodies, as reported (issue 10): a 9.8 MB RSS body of nested
+// extension elements, one of 1.6 million sibling elements, and one of
+// 100,000 entries.
+func nestedBody() []byte {
+	const d = 1_400_000
+	return []byte(`<rss version="2.0"><channel><title>d</title><item><guid>1</guid><title>x</title><a xmlns="urn:x">` +
+		strings.Repeat("<a>", d) + strings.Repeat("</a>", d) + `</a></item></channel></rss>`)
+}
+
+func wideBody() []byte {
+	return []byte(`<rss version="2.0"><channel><title>w</title><item><guid>1</guid><title>x</title><w xmlns="urn:x">` +
+		strings.Repeat("<a/>", 1_600_000) + `</w></item></channel></rss>`)
+}
+
+func manyEntriesBody() []byte {
+	var b strings.Builder
+	b.WriteString(`<rss version="2.0"><channel><title>m</title>`)
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "<item><guid>%d</guid><title>x</title></item>", i)
+	}
+	b.WriteString(`</channel></rss>`)
+	return []byte(b.String())
+}
+
+func goodFeed(name string) []byte {
+	return []byte(fmt.Sprintf(`<rss version="2.0"><channel><title>%[1]s</title>`+
+		`<item><guid>%[1]s-1</guid><title>Post of %[1]s</title><link>https://site.example/%[1]s-1</link>`+
+		`<pubDate>Sat, 21 Nov 2026 10:00:00 +0000</pubDate></item></channel></rss>`, name))
+}
+
+// hostileWorld is a server of good and hostile feeds and a config whose
+// users follow them: ada the hostile ones and a good one, bob good ones.
+type hostileWorld struct {
+	bin, config, dir, site string
+	server                 *httptest.Server
+	mu                     sync.Mutex
+	requests               []string
+}
+
+func newHostileWorld(t testing.TB, extraFetch string, hostile map[string]http.HandlerFunc) *hostileWorld {
+	w := &hostileWorld{bin: binary(t), dir: t.TempDir()}
+	mux := http.NewServeMux()
+	for _, name := range []string{"good", "other"} {
+		body := goodFeed(name)
+		mux.HandleFunc("/"+name, func(rw http.ResponseWriter, r *http.Request) {
+			rw.Header().Set("Content-Type", "application/rss+xml")
+			rw.Write(body)
+		})
+	}
+	var paths []string
+	for path, h := range hostile {
+		mux.HandleFunc(path, h)
+		paths = append(paths, path)
+	}
+	w.server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.requests = append(w.requests, r.URL.Path)
+		w.mu.Unlock()
+		mux.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(w.server.Close)
+	quoted := func(paths ...string) string {
+		var q []string
+		for _, p := range paths {
+			q = append(q, strconv.Quote(w.server.URL+p))
+		}
+		return strings.Join(q, ", ")
+	}
+	cfg := fmt.Sprintf(`state = "state.db"
+site_dir = "site"
+[fetch]
+allow_private_networks = true
+host_rate = 1000.0
+per_host = 4
+%s
+[email]
+from = "Digest <digest@example.org>"
+outbox = "outbox"
+[[users]]
+name = "ada"
+timezone = "UTC"
+feeds = [%s]
+[[users]]
+name = "bob"
+timezone = "UTC"
+feeds = [%s]
+`, extraFetch, quoted(append([]string{"/good"}, paths...)...), quoted("/good", "/other"))
+	w.config = filepath.Join(w.dir, "config.toml")
+	w.site = filepath.Join(w.dir, "site")
+	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *hostileWorld) command(now string, args ...string) *exec.Cmd {
+	cmd := exec.Command(w.bin, append([]string{"run", "-config", w.config, "-now", now}, args...)...)
+	cmd.Env = append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=")
+	return cmd
+}
+
+func (w *hostileWorld) requested(path string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, p := range w.requests {
+		if p == path {
+			n++
+		}
+	}
+	return n
+}
+
+// statusOf is the `feeddigest status` line of the feed at path.
+func (w *hostileWorld) statusOf(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command(w.bin, "status", "-config", w.config).CombinedOutput()
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, w.server.URL+path) {
+			return line
+		}
+	}
+	t.Fatalf("status does not list %s:\n%s", path, out)
+	return ""
+}
+
+func (w *hostileWorld) checkDigests(t testing.TB, date string) {
+	t.Helper()
+	for user, ids := range map[string][]string{"ada": {"good-1"}, "bob": {"good-1", "other-1"}} {
+		page, err := os.ReadFile(filepath.Join(w.site, user, date+".html"))
+		if err != nil {
+			t.Errorf("%s has no digest: %v", user, err)
+			continue
+		}
+		for _, id := range ids {
+			if !strings.Contains(string(page), "site.example/"+id) {
+				t.Errorf("%s's digest lacks %s", user, id)
+			}
+		}
+	}
+}
+
+func serveBody(body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		w.Write(body)
+	}
+}
+
+// buildPeakRSS builds testdata/peakrss, which runs a command and reports
+// its true peak RSS (see there why the test process cannot).
+var buildPeakRSS = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "feeddigest-peakrss-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "peakrss")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/peakrss").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// measuredRun runs `feeddigest run` at now under peakrss: its output,
+// peak RSS in bytes, and error.
+func (w *hostileWorld) measuredRun(t testing.TB, now string) (string, int64, error) {
+	t.Helper()
+	launcher, err := buildPeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(launcher, w.bin, "run", "-config", w.config, "-now", now)
+	cmd.Env = append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=")
+	out, runErr := cmd.CombinedOutput()
+	text := strings.TrimRight(string(out), "\n")
+	i := strings.LastIndex(text, "peak-rss-bytes ")
+	if i < 0 {
+		t.Fatalf("no peak RSS reported:\n%s", out)
+	}
+	peak, err := strconv.ParseInt(text[i+len("peak-rss-bytes "):], 10, 64)
+	if err != nil {
+		t.Fatalf("peak RSS: %v", err)
+	}
+	return text[:i], peak, runErr
+}
+
+// The reported crash: one deeply nested feed took 2 GB (or overflowed the
+// stack with a larger max_body) and the run died, every run. Now the run
+// completes, everyone else gets their digest, and the feed is in the
+// penalty box saying why.
+func TestNestedFeedCannotStopTheRun(t *testing.T) {
+	w := newHostileWorld(t, `max_body = "100MB"`, map[string]http.HandlerFunc{
+		"/nested": serveBody(nestedBody()),
+		"/deeper": serveBody([]byte(strings.Replace(string(nestedBody()), "<a>", "<a><a>", -1))), // 21 MB
+	})
+	out, peak, err := w.measuredRun(t, "2026-11-22T00:05:00Z")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	t.Logf("peak RSS %d MB", peak>>20)
+	if peak > 200<<20 {
+		t.Errorf("peak RSS %d MB", peak>>20)
+	}
+	w.checkDigests(t, "2026-11-22")
+	for _, path := range []string{"/nested", "/deeper"} {
+		line := w.statusOf(t, path)
+		if !strings.Contains(line, "nested too deeply") || !strings.Contains(line, "penalty") {
+			t.Errorf("%s: status %q, want nested too deeply, in the penalty box", path, line)
+		}
+	}
+	status, _ := os.ReadFile(filepath.Join(w.site, "status.html"))
+	if !strings.Contains(string(status), "nested too deeply") {
+		t.Error("status.html does not say the feed is nested too deeply")
+	}
+}
+
+// A run that dies while reading a feed (whatever kills it: a parser bomb
+// not yet known, the OOM killer) leaves a mark; the next run puts that
+// feed in the penalty box instead of reading it again at once, and
+// completes. The feeds polled beside it are not blamed.
+func TestRunDeadWhileReadingAFeedDoesNotReadItAgainAtOnce(t *testing.T) {
+	// 80,000 entries: within the bounds, and a second or two to parse.
+	var b strings.Builder
+	b.WriteString(`<rss version="2.0"><channel><title>slow</title>`)
+	for i := range 80_000 {
+		fmt.Fprintf(&b, "<item><guid>%d</guid><title>x</title></item>", i)
+	}
+	b.WriteString(`</channel></rss>`)
+	slow := []byte(b.String())
+	served := make(chan struct{}, 1)
+	w := newHostileWorld(t, "", map[string]http.HandlerFunc{
+		"/killer": func(rw http.ResponseWriter, r *http.Request) {
+			rw.Header().Set("Content-Type", "application/rss+xml")
+			rw.Write(slow)
+			select {
+			case served <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cmd := w.command("2026-11-22T00:05:00Z")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-served:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the feed was never requested")
+	}
+	time.Sleep(300 * time.Millisecond) // now parsing it
+	cmd.Process.Signal(syscall.SIGKILL)
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the run ended before it could be killed while parsing")
+	}
+
+	out, err := w.command("2026-11-22T00:06:00Z").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the run after: %v\n%s", err, out)
+	}
+	if n := w.requested("/killer"); n != 1 {
+		t.Errorf("the feed the dead run was reading was requested %d times, want once", n)
+	}
+	w.checkDigests(t, "2026-11-22")
+	if line := w.statusOf(t, "/killer"); !strings.Contains(line, "died while reading this feed") || !strings.Contains(line, "penalty") {
+		t.Errorf("status %q, want the dead run named and a penalty", line)
+	}
+	for _, path := range []string{"/good", "/other"} {
+		if line := w.statusOf(t, path); strings.Contains(line, "died") {
+			t.Errorf("%s blamed: %q", path, line)
+		}
+	}
+}

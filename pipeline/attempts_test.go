@@ -1,0 +1,136 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"feeddigest/store"
+)
+
+// markUnfinished leaves the mark a run dying in the poll of url leaves.
+func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
+	t.Helper()
+	st, err := store.Open(context.Background(), statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := st.Feed(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BeginAttempt(context.Background(), f.ID, started); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func recordAndMarks(t *testing.T, statePath, url string) (store.Feed, []store.Attempt) {
+	t.Helper()
+	st, err := store.Open(context.Background(), statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := st.Feed(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, err := st.UnfinishedAttempts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, marks
+}
+
+func TestFeedOfADeadRunWaitsOutAPenalty(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub.add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.url("/a"), pub.url("/b")), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	// The next midnight's run dies while reading /b.
+	markUnfinished(t, cfg.State, pub.url("/b"), at("2026-11-22T00:05:00Z"))
+	pub.add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
+	pub.add("/b", entry("b-2", "2026-11-21T20:00:00Z"))
+	before := len(pub.requests())
+	sum := runAt(t, cfg, "2026-11-22T00:06:00Z")
+
+	polled := pub.requests()[before:]
+	if slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /b ") }) {
+		t.Errorf("the feed the dead run was reading was polled at once: %v", polled)
+	}
+	if !slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /a ") }) {
+		t.Errorf("the other feed was not polled: %v", polled)
+	}
+	b, marks := recordAndMarks(t, cfg.State, pub.url("/b"))
+	if !strings.Contains(b.LastError, ErrRunDied.Error()) || b.ErrorCount != 1 ||
+		!b.NextPoll.After(at("2026-11-22T00:06:00Z")) || !strings.HasPrefix(b.Reason, "penalty") {
+		t.Errorf("feed /b: error %q (count %d), next poll %v (%s); want a penalty for a dead run", b.LastError, b.ErrorCount, b.NextPoll, b.Reason)
+	}
+	if len(marks) != 0 {
+		t.Errorf("marks left after a completed run: %+v", marks)
+	}
+	if sum.Failed != 1 || !slices.ContainsFunc(sum.FeedErrors, func(e string) bool { return strings.Contains(e, ErrRunDied.Error()) }) {
+		t.Errorf("summary does not report it: %+v", sum)
+	}
+	page := readFile(t, cfg.SiteDir+"/ada/2026-11-22.html")
+	if !strings.Contains(page, "site.example/a-2") {
+		t.Error("the other feed's entry is not in the digest")
+	}
+	if status := readFile(t, cfg.SiteDir+"/status.html"); !strings.Contains(status, "died while reading this feed") {
+		t.Error("status.html does not say why /b is missing")
+	}
+
+	// After the penalty, at the next midnight, it is read again.
+	runAt(t, cfg, "2026-11-23T00:05:00Z")
+	if got := delivered(t, cfg, "ada")["b-2"]; got != 1 {
+		t.Errorf("b-2 delivered %d times after the penalty, want 1", got)
+	}
+	if b, _ := recordAndMarks(t, cfg.State, pub.url("/b")); b.LastError != "" {
+		t.Errorf("still failed: %q", b.LastError)
+	}
+}
+
+// A pass interrupted on purpose (SIGINT, SIGTERM) stops listening: the
+// polls it abandoned, even one that was parsing, did not fail, and the
+// next run makes them at once.
+func TestInterruptedPassLeavesNoMarks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<rss version="2.0"><channel><title>slow</title>`)
+	for i := range 60_000 { // a second or so to parse
+		fmt.Fprintf(&b, "<item><guid>%d</guid><title>x</title></item>", i)
+	}
+	b.WriteString(`</channel></rss>`)
+	served := make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, b.String())
+		served <- struct{}{}
+	}))
+	defer slow.Close()
+	cfg := testConfig(t, oneUser(t, slow.URL+"/x"), "")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-served
+		time.Sleep(100 * time.Millisecond) // parsing
+		cancel()
+	}()
+	_, err := Run(ctx, cfg, Options{Now: at("2026-11-21T12:00:00Z")})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want interrupted", err)
+	}
+	x, marks := recordAndMarks(t, cfg.State, slow.URL+"/x")
+	if len(marks) != 0 {
+		t.Errorf("an interrupted pass left marks: %+v", marks)
+	}
+	if x.ErrorCount != 0 || x.LastError != "" || x.Polls != 0 {
+		t.Errorf("an abandoned poll was recorded: error %q, polls %d", x.LastError, x.Polls)
+	}
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// A feed whose body kills the process while it is read (a parser bomb, an
+// out-of-memory kill) would be polled again by the next run and kill it
+// again, for ever: no pages, no mail for anyone. So a poll is recorded in a
+// commit of its own before its body is parsed (BeginAttempt), and the mark
+// goes with the poll's result (SavePoll). A mark found by the next run is
+// a poll that never finished: the run died during it.
+
+// BeginAttempt records, committed at once, that a poll of the feed is
+// about to read its body.
+func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO poll_attempts (feed_id, started) VALUES (?, ?)
+		ON CONFLICT (feed_id) DO UPDATE SET started = excluded.started`, feedID, unix(now))
+	if err != nil {
+		return fmt.Errorf("record the poll of feed %d: %w", feedID, err)
+	}
+	return nil
+}
+
+// Attempt is a poll that started and never saved its result.
+type Attempt struct {
+	Feed    Feed
+	Started time.Time
+}
+
+// UnfinishedAttempts returns the polls started by a run that died before
+// saving them, by feed URL.
+func (s *Store) UnfinishedAttempts(ctx context.Context) ([]Attempt, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+`,
+		(SELECT started FROM poll_attempts a WHERE a.feed_id = feeds.id)
+		FROM feeds WHERE id IN (SELECT feed_id FROM poll_attempts) ORDER BY url`)
+	if err != nil {
+		return nil, fmt.Errorf("list unfinished polls: %w", err)
+	}
+	defer rows.Close()
+	var out []Attempt
+	for rows.Next() {
+		var a Attempt
+		var started int64
+		a.Feed, err = scanFeed(rowWith{rows, &started})
+		if err != nil {
+			return nil, fmt.Errorf("list unfinished polls: %w", err)
+		}
+		a.Started = fromUnix(started)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// DropAttempts forgets every mark: for a pass that stopped polling on
+// purpose (interrupted), whose unfinished polls did not fail.
+func (s *Store) DropAttempts(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM poll_attempts"); err != nil {
+		return fmt.Errorf("forget unfinished polls: %w", err)
+	}
+	return nil
+}
+
+func endAttempt(ctx context.Context, tx *sql.Tx, feedID int64) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM poll_attempts WHERE feed_id = ?", feedID); err != nil {
+		return fmt.Errorf("clear the poll mark: %w", err)
+	}
+	return nil
+}
+
+// rowWith scans a row's feed columns and then extra ones.
+type rowWith struct {
+	row   scanner
+	extra any
+}
+
+func (r rowWith) Scan(dest ...any) error { return r.row.Scan(append(dest, r.extra)...) }
