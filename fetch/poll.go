@@ -123,6 +123,7 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 		res.Status, res.Outcome, res.Answers304 = status, OutcomeUnchanged, true
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
+		res.notePermanentRedirect(req, trace)
 		return true
 	case status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
 		res.RefusesHEAD = true
@@ -132,6 +133,7 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 			// Validators sent, conditional request ignored: nothing changed.
 			res.Status, res.Outcome, res.IgnoresConditional = status, OutcomeUnchanged, true
 			res.readCacheHint(resp, now)
+			res.notePermanentRedirect(req, trace)
 			return true
 		}
 		return false
@@ -179,12 +181,17 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 	// same host will need: the body is done with before any discovery.
 	resp.Body.Close()
 	if !ok {
+		if res.Outcome == OutcomeUnchanged && req.HasValidators() {
+			// A 304 to the stored validators: the target has the feed.
+			res.notePermanentRedirect(req, trace)
+		}
 		return nil
 	}
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	if hash == req.BodyHash && !res.Partial {
 		res.Outcome = OutcomeUnchanged
+		res.notePermanentRedirect(req, trace)
 		return nil
 	}
 	final, _ := url.Parse(req.URL)
@@ -333,6 +340,9 @@ func (res *Result) keepValidators(resp *http.Response) {
 	}
 }
 
+// notePermanentRedirect records where a 301/308 chain led, once its target
+// has shown it serves the feed: a parsed feed, the stored body again, or
+// an answer that the stored validators still hold (304, or equal ones).
 func (res *Result) notePermanentRedirect(req Request, trace *redirectTrace) {
 	target := trace.permanentTarget()
 	if target == nil {

@@ -194,6 +194,9 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 		f.LastError, f.LastSuccess = "", now
 		f.ETag, f.LastModified = res.ETag, res.LastModified
 		f.Polls++
+		// Unchanged counts too: a feed that moved as it was (same body, or
+		// a 304 at the new URL) moves at once, not at its next new post.
+		p.notePermanentRedirect(&f, res)
 	} else {
 		f.LastError = res.Err.Error()
 	}
@@ -209,7 +212,6 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}
-		p.notePermanentRedirect(&f, res)
 	}
 	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
 	applyState(&f, next)
