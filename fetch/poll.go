@@ -19,8 +19,11 @@ type Request struct {
 	URL          string
 	ETag         string // stored exactly as received, "" when none
 	LastModified string // stored exactly as received, "" when none
-	BodyHash     string // hash of the last body parsed
-	TTL          time.Duration
+	BodyHash     string // hash of the last body received
+	// BodyError is set when the body the validators and hash describe was
+	// not a usable feed: what was wrong with it.
+	BodyError string
+	TTL       time.Duration
 
 	// Learned server behaviour.
 	Answers304  bool // has answered a conditional request with 304
@@ -47,6 +50,13 @@ type Result struct {
 	Feed     *Feed // parsed feed (OutcomeFresh)
 	Partial  bool  // 226 IM Used: a delta, merge, never treat absent entries as removed
 	BodyHash string
+
+	// BodyError is set when the body that ETag, LastModified and BodyHash
+	// describe is not a usable feed: what is wrong with it. Such a body's
+	// validators and hash are kept like any other, so that the next poll
+	// is conditional; its 304 (or the same body again) then fails with
+	// ErrStillBroken without a download. "" once a usable body came.
+	BodyError string
 
 	// Validators to store: exactly as received, or the stored ones when the
 	// answer carried none.
@@ -82,21 +92,39 @@ func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified !=
 // Poll polls one feed at now: HEAD first where it can save a body, then a
 // conditional GET. It never returns an error: failures are in the Result.
 func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
-	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
+	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
 		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD}
 	if _, err := url.Parse(req.URL); err != nil {
 		res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
 		return res
 	}
-	if c.headPays(req) {
-		if done := c.head(ctx, req, now, &res); done {
-			res.finishHints(req)
-			return res
-		}
+	if done := c.headPays(req) && c.head(ctx, req, now, &res); !done {
+		c.get(ctx, req, now, &res)
 	}
-	c.get(ctx, req, now, &res)
+	res.stillBroken()
 	res.finishHints(req)
 	return res
+}
+
+// ErrStillBroken means the server answered that the feed's body is still
+// the one found not to be a usable feed (a 304, or the same body again).
+var ErrStillBroken = errors.New("unchanged, still not a usable feed")
+
+// stillBroken turns "unchanged" into a failure when what is unchanged is a
+// broken body: the feed stays in the penalty box, with the error it had.
+func (res *Result) stillBroken() {
+	if res.Outcome == OutcomeUnchanged && res.BodyError != "" {
+		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: %s", ErrStillBroken, res.BodyError))
+	}
+}
+
+// brokenBody fails the poll on a body that is not a usable feed, keeping
+// its hash (and the validators already kept) for the next poll.
+func (res *Result) brokenBody(hash string, err error) {
+	res.fail(OutcomeBroken, res.Status, err)
+	if !res.Partial {
+		res.BodyHash, res.BodyError = hash, err.Error()
+	}
 }
 
 // headPays: HEAD only helps where it can save a body. It cannot on a first
@@ -204,10 +232,10 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
 			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
 		}
-		res.fail(OutcomeBroken, resp.StatusCode, err)
+		res.brokenBody(hash, err)
 		return nil
 	}
-	res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, hash
+	res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, hash, ""
 	res.notePermanentRedirect(req, trace)
 	return nil
 }
@@ -249,7 +277,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
 	if err != nil {
-		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err))
+		res.brokenBody(page.hash, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err))
 		return
 	}
 	if links := feedLinks(doc, page.url); len(links) > 0 {
@@ -257,11 +285,11 @@ func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *
 		return
 	}
 	if feed := hFeed(doc, page.url); feed != nil {
-		res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, page.hash
+		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, page.hash, ""
 		res.notePermanentRedirect(req, page.trace)
 		return
 	}
-	res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
+	res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
 }
 
 // pollDiscovered GETs the feed a page announced. The stored validators and
@@ -272,17 +300,17 @@ func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *
 // the page and is dropped; only the request count and bytes add up.
 func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage, feedURL string) {
 	if feedURL == page.url.String() || feedURL == req.URL {
-		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
+		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
 		return
 	}
 	feedReq := req
 	feedReq.URL = feedURL
-	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
+	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
 		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD}
-	if c.getFeed(ctx, feedReq, now, &sub) != nil {
+	if other := c.getFeed(ctx, feedReq, now, &sub); other != nil {
 		// No second round of discovery: a page linking to a page is a
 		// broken link, not a trail to follow.
-		sub.fail(OutcomeBroken, sub.Status, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
+		sub.brokenBody(other.hash, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
 	}
 	sub.Requests += res.Requests
 	sub.Bytes += res.Bytes

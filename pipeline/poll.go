@@ -116,7 +116,7 @@ func (p *pass) startDelay(ctx context.Context) error {
 func pollRequest(f store.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
-		TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
+		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
 	}
 }
 
@@ -200,6 +200,12 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 	} else {
 		f.LastError = res.Err.Error()
 	}
+	if res.BodyError != "" {
+		// A body that is not a usable feed: its validators and hash are
+		// kept all the same, so the next poll asks whether it changed.
+		f.ETag, f.LastModified, f.BodyHash = res.ETag, res.LastModified, res.BodyHash
+	}
+	f.BodyError = res.BodyError
 	if feed := res.Feed; feed != nil {
 		outcome.Entries, outcome.New = saved.New+saved.Known, saved.New
 		if feed.Title != "" {

@@ -114,6 +114,10 @@ var migrations = []string{
 		WHERE s.introduced_at != 0
 		AND e.first_seen <= (SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user)
 		AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id);`,
+	// 5: the validators and hash of a body that was not a usable feed are
+	// kept too, with what was wrong with it, so that a broken feed is
+	// polled conditionally and a 304 says "still broken".
+	`ALTER TABLE feeds ADD COLUMN body_error TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version a migrated file has.
