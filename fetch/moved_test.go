@@ -2,8 +2,6 @@ package fetch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"testing"
 )
@@ -13,8 +11,7 @@ import (
 // stored validators or the stored body again, proves it serves the feed.
 func TestPermanentRedirectToTheSameFeed(t *testing.T) {
 	body := readTestdata(t, "rss.xml")
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
+	hash := hashOf(body)
 	etag := `"v1"`
 	tests := []struct {
 		name       string

@@ -25,9 +25,10 @@ type Request struct {
 	BodyError string
 	TTL       time.Duration
 
-	// Learned server behaviour.
-	Answers304  bool // has answered a conditional request with 304
-	RefusesHEAD bool // answered HEAD with 405 or 501
+	// Learned server behaviour (see headPays).
+	Answers304         bool // has answered a conditional request with 304
+	RefusesHEAD        bool // HEAD cannot help: refused (405/501), or no validators that tell
+	IgnoresConditional bool // answered a conditional GET in full with the stored validators or body
 }
 
 // Outcome sorts a poll's result.
@@ -89,17 +90,27 @@ type Result struct {
 // HasValidators says whether a conditional request can be made.
 func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified != "" }
 
-// Poll polls one feed at now: HEAD first where it can save a body, then a
-// conditional GET. It never returns an error: failures are in the Result.
+// Poll polls one feed at now: a conditional GET, after a HEAD only where
+// that can save a body (see headPays). It never returns an error: failures
+// are in the Result.
 func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
 	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
-		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD}
+		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
 	if _, err := url.Parse(req.URL); err != nil {
 		res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
 		return res
 	}
-	if done := c.headPays(req) && c.head(ctx, req, now, &res); !done {
+	head := headSkipped
+	if c.headPays(req) {
+		head = c.head(ctx, req, now, &res)
+	}
+	if head != headDone {
 		c.get(ctx, req, now, &res)
+		if head == headSaysChanged && res.Outcome == OutcomeUnchanged && res.Status != http.StatusNotModified {
+			// HEAD's validators said changed, the body said not: they do
+			// not tell here, and a HEAD would only add a request.
+			res.RefusesHEAD = true
+		}
 	}
 	res.stillBroken()
 	res.finishHints(req)
@@ -127,22 +138,36 @@ func (res *Result) brokenBody(hash string, err error) {
 	}
 }
 
-// headPays: HEAD only helps where it can save a body. It cannot on a first
-// poll (nothing to be conditional on), once the server has shown it
-// answers conditional GETs with 304, or where HEAD is refused.
+// headPays: the conditional GET is the whole poll where the server
+// answers it (a 304, or the new body): one request, changed or not. A HEAD
+// first saves a body only where the server has shown it ignores
+// conditional GETs and its validators can still be compared, so never on
+// a first poll, to a server that sends no validators, or to one whose HEAD
+// cannot help (refused, or answered without validators that tell).
+// HeadAlways asks HEAD first all the same.
 func (c *Client) headPays(req Request) bool {
 	if c.opts.HeadAlways {
 		return true
 	}
-	return req.HasValidators() && !req.Answers304 && !req.RefusesHEAD
+	return req.HasValidators() && req.IgnoresConditional && !req.RefusesHEAD
 }
 
-// head sends the conditional HEAD; done says the poll is over.
-func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) (done bool) {
+// headVerdict is what a HEAD said about the GET to follow.
+type headVerdict int
+
+const (
+	headSkipped     headVerdict = iota // no HEAD sent
+	headDone                           // the HEAD's answer ends the poll
+	headSaysChanged                    // other validators than the stored ones: GET
+	headNoHelp                         // refused, no validators, or another status: GET
+)
+
+// head sends the conditional HEAD.
+func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) headVerdict {
 	resp, trace, err := c.do(ctx, http.MethodHead, req)
 	if err != nil {
 		res.failNet(err)
-		return true
+		return headDone
 	}
 	resp.Body.Close()
 	res.Requests += len(trace.hops) + 1
@@ -152,25 +177,29 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
 		res.notePermanentRedirect(req, trace)
-		return true
+		return headDone
 	case status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
 		res.RefusesHEAD = true
-		return false
+		return headNoHelp
 	case status >= 200 && status < 300:
 		if validatorsMatch(req, resp) {
 			// Validators sent, conditional request ignored: nothing changed.
 			res.Status, res.Outcome, res.IgnoresConditional = status, OutcomeUnchanged, true
 			res.readCacheHint(resp, now)
 			res.notePermanentRedirect(req, trace)
-			return true
+			return headDone
 		}
-		return false
+		if resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "" {
+			res.RefusesHEAD = true // nothing to compare, ever
+			return headNoHelp
+		}
+		return headSaysChanged
 	case status == http.StatusGone || status == http.StatusTooManyRequests || status >= 500:
 		// Answers a GET would get too: do not ask twice.
 		res.httpFailure(resp, now)
-		return true
+		return headDone
 	}
-	return false
+	return headNoHelp
 }
 
 func validatorsMatch(req Request, resp *http.Response) bool {
@@ -218,6 +247,10 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	if hash == req.BodyHash && !res.Partial {
+		if req.HasValidators() {
+			// The stored body again, in full, to a conditional GET.
+			res.IgnoresConditional = true
+		}
 		res.Outcome = OutcomeUnchanged
 		res.notePermanentRedirect(req, trace)
 		return nil
@@ -247,7 +280,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 	case resp.StatusCode == http.StatusNotModified:
 		res.Outcome = OutcomeUnchanged
 		if req.HasValidators() {
-			res.Answers304 = true
+			res.Answers304, res.IgnoresConditional = true, false
 		}
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
@@ -306,7 +339,7 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 	feedReq := req
 	feedReq.URL = feedURL
 	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
-		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD}
+		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
 	if other := c.getFeed(ctx, feedReq, now, &sub); other != nil {
 		// No second round of discovery: a page linking to a page is a
 		// broken link, not a trail to follow.

@@ -117,6 +117,7 @@ func pollRequest(f store.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
 		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
+		IgnoresConditional: f.IgnoresConditional,
 	}
 }
 
@@ -187,7 +188,7 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 	now := p.opts.Now
 	prev := scheduleState(f)
 	f.LastStatus = res.Status
-	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, f.IgnoresConditional || res.IgnoresConditional
+	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, res.IgnoresConditional
 	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
 		Hint: res.Hint, HintSource: res.HintSource, FirstPoll: firstPoll}
 	if res.Err == nil {
