@@ -216,6 +216,7 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 			f.SiteURL = feed.SiteURL
 		}
 		f.TTL = feed.TTL
+		f.Repaired = feed.Repaired
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}

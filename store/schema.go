@@ -118,6 +118,9 @@ var migrations = []string{
 	// kept too, with what was wrong with it, so that a broken feed is
 	// polled conditionally and a 304 says "still broken".
 	`ALTER TABLE feeds ADD COLUMN body_error TEXT NOT NULL DEFAULT '';`,
+	// 6: what had to be mended in the last body read (ill-formed XML), for
+	// the status page.
+	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version a migrated file has.
