@@ -64,7 +64,7 @@ func TestFirstDigestWithholdsTheOlderEntries(t *testing.T) {
 // out of the next digest once migrated.
 func TestMigrationWithholdsAnExistingBacklog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", "file:"+path) // a file of schema 3, written by hand
 	if err != nil {
 		t.Fatal(err)
 	}
