@@ -73,10 +73,10 @@ var formats = map[gofeed.FeedType]format{
 func Parse(body []byte, contentType, base string) (*Feed, error) {
 	body = feedUTF8(body, contentType)
 	if mayBeXML(body) {
-		if repairs := checkXML(body); repairs != 0 {
+		if found := checkXML(body); found != 0 {
 			fixed, _ := repairXML(body)
 			if feed, err := parseFeed(fixed, contentType, base); err == nil && len(feed.Entries) > 0 {
-				feed.Repaired = repairs.String()
+				feed.Repaired = found.String()
 				return feed, nil
 			}
 		}

@@ -8,21 +8,21 @@ import (
 	"unicode/utf8"
 )
 
-// Repairs says what repairXML had to mend in a body.
-type Repairs uint16
+// repairs says what repairXML had to mend in a body.
+type repairs uint16
 
 const (
-	FixedByteOrderMark Repairs = 1 << iota
-	FixedTextBeforeProlog
-	FixedControlCharacters
-	FixedInvalidUTF8
-	FixedBareAmpersands
-	FixedHTMLEntities
-	FixedCharacterReferences
-	FixedBareLessThan
-	FixedAttributes
-	FixedEndTags
-	FixedTruncatedEnd
+	fixedByteOrderMark repairs = 1 << iota
+	fixedTextBeforeProlog
+	fixedControlCharacters
+	fixedInvalidUTF8
+	fixedBareAmpersands
+	fixedHTMLEntities
+	fixedCharacterReferences
+	fixedBareLessThan
+	fixedAttributes
+	fixedEndTags
+	fixedTruncatedEnd
 )
 
 var repairNames = []string{
@@ -32,7 +32,7 @@ var repairNames = []string{
 }
 
 // String lists the repairs, comma-separated, in a fixed order.
-func (r Repairs) String() string {
+func (r repairs) String() string {
 	var names []string
 	for i, name := range repairNames {
 		if r&(1<<i) != 0 {
@@ -60,7 +60,7 @@ func (r Repairs) String() string {
 // One pass, no backtracking: time is linear in the body, and the output
 // is at most five times the input (an "&" becomes "&amp;") plus a few
 // bytes. It may allocate per distinct element name and per entity.
-func repairXML(body []byte) ([]byte, Repairs) {
+func repairXML(body []byte) ([]byte, repairs) {
 	if len(body) > maxRepairable {
 		return body, 0
 	}
@@ -74,7 +74,7 @@ func repairXML(body []byte) ([]byte, Repairs) {
 
 // checkXML says what repairXML would mend, without writing the repaired
 // body: a well-formed feed, the usual case, costs one pass and no copy.
-func checkXML(body []byte) Repairs {
+func checkXML(body []byte) repairs {
 	if len(body) > maxRepairable {
 		return 0
 	}
@@ -114,7 +114,7 @@ type xmlRepairer struct {
 	stack []openElement
 	names map[string]int // element name -> index in open; a key per distinct name
 	open  []int          // open elements per name: a stray end tag is found in O(1)
-	fixed Repairs
+	fixed repairs
 	dry   bool // checkXML: out is scratch, not the result
 }
 
@@ -148,7 +148,7 @@ func (r *xmlRepairer) skipLeadingJunk() {
 	decl := bytes.Index(head, []byte("<?xml"))
 	if decl < 0 || decl+5 >= len(head) || !isXMLSpace(head[decl+5]) {
 		if bom {
-			r.fixed |= FixedByteOrderMark
+			r.fixed |= fixedByteOrderMark
 		}
 		return
 	}
@@ -161,10 +161,10 @@ func (r *xmlRepairer) skipLeadingJunk() {
 		space = true
 	}
 	if bom {
-		r.fixed |= FixedByteOrderMark
+		r.fixed |= fixedByteOrderMark
 	}
 	if space {
-		r.fixed |= FixedTextBeforeProlog
+		r.fixed |= fixedTextBeforeProlog
 	}
 }
 
@@ -186,11 +186,11 @@ func (r *xmlRepairer) markup() {
 		r.startTag()
 	case len(rest) == 1 || (len(rest) == 2 && rest[1] == '/'):
 		// The body ends inside a tag's first bytes.
-		r.fixed |= FixedTruncatedEnd
+		r.fixed |= fixedTruncatedEnd
 		r.i = len(r.in)
 	default:
 		r.out = append(r.out, "&lt;"...)
-		r.fixed |= FixedBareLessThan
+		r.fixed |= fixedBareLessThan
 		r.i++
 	}
 }
@@ -202,7 +202,7 @@ func (r *xmlRepairer) skipPast(end string, from int) {
 		r.i += from + k + len(end)
 		return
 	}
-	r.fixed |= FixedTruncatedEnd
+	r.fixed |= fixedTruncatedEnd
 	r.i = len(r.in)
 }
 
@@ -229,7 +229,7 @@ func (r *xmlRepairer) skipDeclaration() {
 			return
 		}
 	}
-	r.fixed |= FixedTruncatedEnd
+	r.fixed |= fixedTruncatedEnd
 	r.i = len(r.in)
 }
 
@@ -240,7 +240,7 @@ func (r *xmlRepairer) cdata() {
 	if end < 0 {
 		r.chars(start, len(r.in))
 		r.out = append(r.out, "]]>"...)
-		r.fixed |= FixedTruncatedEnd
+		r.fixed |= fixedTruncatedEnd
 		r.i = len(r.in)
 		return
 	}
@@ -297,7 +297,7 @@ func (r *xmlRepairer) startTag() {
 			return
 		case c == '<':
 			// A tag never closed: end it here and read on.
-			r.fixed |= FixedAttributes
+			r.fixed |= fixedAttributes
 			r.i = j
 			r.endStartTag(nameFrom, nameEnd, tagAt, false)
 			return
@@ -310,7 +310,7 @@ func (r *xmlRepairer) startTag() {
 		default:
 			_, size := utf8.DecodeRune(r.in[j:])
 			j += size
-			r.fixed |= FixedAttributes
+			r.fixed |= fixedAttributes
 		}
 	}
 }
@@ -330,7 +330,7 @@ func (r *xmlRepairer) endStartTag(nameFrom, nameTo, tagAt int, empty bool) {
 				return
 			}
 		}
-		r.fixed |= FixedEndTags
+		r.fixed |= fixedEndTags
 		return
 	}
 	r.out = append(r.out, '>')
@@ -355,7 +355,7 @@ func (r *xmlRepairer) attribute(j int) (end int, ok bool) {
 	}
 	if r.in[k] != '=' {
 		// <option selected>: HTML's way of saying selected="selected".
-		r.fixed |= FixedAttributes
+		r.fixed |= fixedAttributes
 		r.text(j, nameEnd, '"')
 		return nameEnd, true
 	}
@@ -378,7 +378,7 @@ func (r *xmlRepairer) attribute(j int) (end int, ok bool) {
 	for valueEnd < len(r.in) && !isXMLSpace(r.in[valueEnd]) && r.in[valueEnd] != '>' {
 		valueEnd++
 	}
-	r.fixed |= FixedAttributes
+	r.fixed |= fixedAttributes
 	r.text(k, valueEnd, '"')
 	return valueEnd, true
 }
@@ -427,16 +427,16 @@ func (r *xmlRepairer) endTag() {
 	name := r.in[r.i+2 : nameEnd]
 	closing := bytes.IndexByte(r.in[nameEnd:], '>')
 	if closing < 0 {
-		r.fixed |= FixedTruncatedEnd
+		r.fixed |= fixedTruncatedEnd
 		r.i = len(r.in)
 		return
 	}
 	r.i = nameEnd + closing + 1
 	if closing > 0 && len(bytes.TrimLeft(r.in[nameEnd:nameEnd+closing], " \t\r\n")) > 0 {
-		r.fixed |= FixedEndTags // </a junk>
+		r.fixed |= fixedEndTags // </a junk>
 	}
 	if r.openCount(name) == 0 {
-		r.fixed |= FixedEndTags
+		r.fixed |= fixedEndTags
 		return
 	}
 	for {
@@ -445,7 +445,7 @@ func (r *xmlRepairer) endTag() {
 		if bytes.Equal(top, name) {
 			return
 		}
-		r.fixed |= FixedEndTags
+		r.fixed |= fixedEndTags
 	}
 }
 
@@ -453,7 +453,7 @@ func (r *xmlRepairer) endTag() {
 // dropped from tagAt on.
 func (r *xmlRepairer) cutOff(tagAt int) {
 	r.out = r.out[:tagAt]
-	r.fixed |= FixedTruncatedEnd
+	r.fixed |= fixedTruncatedEnd
 	r.i = len(r.in)
 }
 
@@ -463,7 +463,7 @@ func (r *xmlRepairer) closeAll() {
 	if len(r.stack) == 0 {
 		return
 	}
-	r.fixed |= FixedTruncatedEnd
+	r.fixed |= fixedTruncatedEnd
 	for k := len(r.stack) - 1; k >= 0; k-- {
 		if r.stack[k].outsider {
 			if !r.dry {
@@ -495,7 +495,7 @@ func (r *xmlRepairer) text(from, to int, quote byte) {
 			j = r.entity(j, to)
 		case '<':
 			r.out = append(r.out, "&lt;"...)
-			r.fixed |= FixedBareLessThan
+			r.fixed |= fixedBareLessThan
 			j++
 		case '>':
 			// "]]>" is not allowed in text.
@@ -533,7 +533,7 @@ func (r *xmlRepairer) char(j, to int) int {
 		if c >= 0x20 || c == '\t' || c == '\n' || c == '\r' {
 			r.out = append(r.out, c)
 		} else {
-			r.fixed |= FixedControlCharacters
+			r.fixed |= fixedControlCharacters
 		}
 		return j + 1
 	}
@@ -541,9 +541,9 @@ func (r *xmlRepairer) char(j, to int) int {
 	switch {
 	case ch == utf8.RuneError && size == 1:
 		r.out = utf8.AppendRune(r.out, utf8.RuneError)
-		r.fixed |= FixedInvalidUTF8
+		r.fixed |= fixedInvalidUTF8
 	case ch == 0xFFFE || ch == 0xFFFF:
-		r.fixed |= FixedControlCharacters
+		r.fixed |= fixedControlCharacters
 	default:
 		r.out = append(r.out, r.in[j:j+size]...)
 	}
@@ -582,13 +582,13 @@ func (r *xmlRepairer) entity(j, to int) int {
 	for _, ch := range decoded {
 		r.writeCharRef(ch)
 	}
-	r.fixed |= FixedHTMLEntities
+	r.fixed |= fixedHTMLEntities
 	return j + end + 1
 }
 
 func (r *xmlRepairer) bareAmpersand(j int) int {
 	r.out = append(r.out, "&amp;"...)
-	r.fixed |= FixedBareAmpersands
+	r.fixed |= fixedBareAmpersands
 	return j + 1
 }
 
@@ -621,7 +621,7 @@ func (r *xmlRepairer) charRef(j int, ref []byte, next int) int {
 	default:
 		r.writeCharRef(utf8.RuneError)
 	}
-	r.fixed |= FixedCharacterReferences
+	r.fixed |= fixedCharacterReferences
 	return next
 }
 

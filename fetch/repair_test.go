@@ -116,23 +116,23 @@ func TestUnreadableBodyStaysAnError(t *testing.T) {
 func TestRepairXML(t *testing.T) {
 	tests := []struct {
 		in, want string
-		fixed    Repairs
+		fixed    repairs
 	}{
-		{"<a>x & y</a>", "<a>x &amp; y</a>", FixedBareAmpersands},
-		{"<a>&eacute;&NotEqualTilde;&amp;&#233;</a>", "<a>&#233;&#8770;&#824;&amp;&#233;</a>", FixedHTMLEntities},
-		{"<a>&notit; &semi;</a>", "<a>&amp;notit; &#59;</a>", FixedBareAmpersands | FixedHTMLEntities},
-		{"<a>&#0;&#x110000;&#xFFFE;&#x1F600;</a>", "<a>&#65533;&#65533;&#x1F600;</a>", FixedCharacterReferences},
-		{"<a>1 < 2</a>", "<a>1 &lt; 2</a>", FixedBareLessThan},
-		{"<a b=c d e='x\"y' f=\"1<2\">", `<a b="c" d="d" e="x&quot;y" f="1&lt;2"></a>`, FixedAttributes | FixedBareLessThan | FixedTruncatedEnd},
-		{"<a><b><c></a><d></e></d>", "<a><b><c></c></b></a><d></d>", FixedEndTags},
-		{"<rss><channel><item><title>x</title></item><item><title>cut", "<rss><channel><item><title>x</title></item></channel></rss>", FixedTruncatedEnd},
-		{"<feed><entry><id>1</id></entry><entry><id>2</id></entry></fe", "<feed><entry><id>1</id></entry><entry><id>2</id></entry></feed>", FixedTruncatedEnd},
-		{"<a><![CDATA[half", "<a><![CDATA[half]]></a>", FixedTruncatedEnd},
-		{"<a>\x01b\x1bc\xff]]></a>", "<a>bc\uFFFD]]&gt;</a>", FixedControlCharacters | FixedInvalidUTF8},
-		{" \n\xEF\xBB\xBF<?xml version=\"1.0\"?><a/>", "<a/>", FixedByteOrderMark | FixedTextBeforeProlog},
-		{"<b>PHP</b> warning<br />\n<?xml version=\"1.0\"?><a/>", "<a/>", FixedTextBeforeProlog},
-		{"<p>line<br>next<IMG src=x></p>", `<p>line<br/>next<IMG src="x"/></p>`, FixedEndTags | FixedAttributes},
-		{"<A::b>x</A::b>", `<A: b="b">x</A:>`, FixedAttributes | FixedEndTags}, // one colon at most
+		{"<a>x & y</a>", "<a>x &amp; y</a>", fixedBareAmpersands},
+		{"<a>&eacute;&NotEqualTilde;&amp;&#233;</a>", "<a>&#233;&#8770;&#824;&amp;&#233;</a>", fixedHTMLEntities},
+		{"<a>&notit; &semi;</a>", "<a>&amp;notit; &#59;</a>", fixedBareAmpersands | fixedHTMLEntities},
+		{"<a>&#0;&#x110000;&#xFFFE;&#x1F600;</a>", "<a>&#65533;&#65533;&#x1F600;</a>", fixedCharacterReferences},
+		{"<a>1 < 2</a>", "<a>1 &lt; 2</a>", fixedBareLessThan},
+		{"<a b=c d e='x\"y' f=\"1<2\">", `<a b="c" d="d" e="x&quot;y" f="1&lt;2"></a>`, fixedAttributes | fixedBareLessThan | fixedTruncatedEnd},
+		{"<a><b><c></a><d></e></d>", "<a><b><c></c></b></a><d></d>", fixedEndTags},
+		{"<rss><channel><item><title>x</title></item><item><title>cut", "<rss><channel><item><title>x</title></item></channel></rss>", fixedTruncatedEnd},
+		{"<feed><entry><id>1</id></entry><entry><id>2</id></entry></fe", "<feed><entry><id>1</id></entry><entry><id>2</id></entry></feed>", fixedTruncatedEnd},
+		{"<a><![CDATA[half", "<a><![CDATA[half]]></a>", fixedTruncatedEnd},
+		{"<a>\x01b\x1bc\xff]]></a>", "<a>bc\uFFFD]]&gt;</a>", fixedControlCharacters | fixedInvalidUTF8},
+		{" \n\xEF\xBB\xBF<?xml version=\"1.0\"?><a/>", "<a/>", fixedByteOrderMark | fixedTextBeforeProlog},
+		{"<b>PHP</b> warning<br />\n<?xml version=\"1.0\"?><a/>", "<a/>", fixedTextBeforeProlog},
+		{"<p>line<br>next<IMG src=x></p>", `<p>line<br/>next<IMG src="x"/></p>`, fixedEndTags | fixedAttributes},
+		{"<A::b>x</A::b>", `<A: b="b">x</A:>`, fixedAttributes | fixedEndTags}, // one colon at most
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
