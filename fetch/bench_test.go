@@ -262,7 +262,7 @@ func BenchmarkPoll2000Feeds(b *testing.B) {
 						b.Fatalf("pass 2, %s: outcome %v, err %v", urls[i], p.outcome, p.err)
 					}
 				}
-				// Validators, but no 304 seen yet: a HEAD alone, answered 304.
+				// Validators, no 304 seen yet: one conditional GET, answered 304.
 				if p2.requests != feeds || farm.requests.Load() != int64(feeds) {
 					b.Fatalf("pass 2: %d requests counted, %d served, want %d", p2.requests, farm.requests.Load(), feeds)
 				}

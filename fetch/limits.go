@@ -463,19 +463,24 @@ func (c *Client) parse(ctx context.Context, req Request, body []byte, contentTyp
 	return Parse(body, contentType, base)
 }
 
+// ErrNotParsed means a body was never read: no turn to parse it came
+// (the pass was stopped, or recording the attempt failed). It says
+// nothing about the body, so the body's hash is not kept.
+var ErrNotParsed = errors.New("body not parsed")
+
 // parseTurn waits until the body's nodes fit in the client's ParseBudget
 // and takes them until release is called; then it tells the caller
 // (req.BeforeParse) that parsing starts.
 func (c *Client) parseTurn(ctx context.Context, req Request, body []byte) (release func(), err error) {
 	weight := int64(min(max(countNodes(body), 1), MaxNodes))
 	if err := c.parsing.Acquire(ctx, weight); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNotParsed, err)
 	}
 	release = sync.OnceFunc(func() { c.parsing.Release(weight) })
 	if req.BeforeParse != nil {
 		if err := req.BeforeParse(); err != nil {
 			release()
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", ErrNotParsed, err)
 		}
 	}
 	return release, nil

@@ -29,6 +29,10 @@ type Feed struct {
 	TTL       time.Duration // RSS ttl or sy:updatePeriod/updateFrequency, 0 when none
 	TTLSource string
 	Entries   []Entry
+	// Repaired says what Parse mended in an ill-formed body before it
+	// could be read ("truncated end, bare ampersands"); "" for a body read
+	// as it came.
+	Repaired string
 }
 
 // Entry is one parsed entry with its identity key.
@@ -62,12 +66,42 @@ var formats = map[gofeed.FeedType]format{
 // so on. A body that is not UTF-8 is converted first (see feedUTF8). base
 // resolves relative links. An HTML page is ErrNotFeed here: finding the
 // feed it links to takes a request, which is Poll's business.
+//
+// An ill-formed XML body (see repairXML) is repaired and read in its
+// repaired form, as browsers and feedparser read the XML that real feeds
+// carry: gofeed either stops at it or, worse, reads on and silently drops
+// entries. Feed.Repaired then says what was mended. When the repaired body
+// gives no entry, the body is read as it came, and its error stands.
 func Parse(body []byte, contentType, base string) (*Feed, error) {
 	body = feedUTF8(body, contentType)
-	order := parseOrder(body, contentType)
-	if err := checkShape(body, readsXML(order)); err != nil {
+	if err := checkShape(body, readsXML(parseOrder(body, contentType))); err != nil {
 		return nil, err
 	}
+	if mayBeXML(body) {
+		if found := checkXML(body); found != 0 {
+			// The repair closes what was left open and adds no element,
+			// but what gofeed reads is bounded whatever it did.
+			fixed, _ := repairXML(body)
+			if checkShape(fixed, true) == nil {
+				if feed, err := parseFeed(fixed, contentType, base); err == nil && len(feed.Entries) > 0 {
+					feed.Repaired = found.String()
+					return feed, nil
+				}
+			}
+		}
+	}
+	return parseFeed(body, contentType, base)
+}
+
+// mayBeXML rules out what the XML repair has no business with: JSON and
+// HTML pages (which Poll searches for their feeds).
+func mayBeXML(body []byte) bool {
+	rest := bytes.TrimLeft(bytes.TrimPrefix(body, utf8BOM), " \t\r\n")
+	return len(rest) > 0 && rest[0] != '{' && rest[0] != '[' && !sniffHTML(body)
+}
+
+func parseFeed(body []byte, contentType, base string) (*Feed, error) {
+	order := parseOrder(body, contentType)
 	var errs []error
 	for _, ft := range order {
 		f := formats[ft]
@@ -180,7 +214,9 @@ func parseAtom(body []byte) (*gofeed.Feed, time.Duration, string, error) {
 }
 
 func parseJSON(body []byte) (*gofeed.Feed, time.Duration, string, error) {
-	raw, err := (&jsonfeed.Parser{}).Parse(bytes.NewReader(body))
+	// JSON has no byte-order mark, but a parser may ignore one (RFC 8259),
+	// and encoding/json does not.
+	raw, err := (&jsonfeed.Parser{}).Parse(bytes.NewReader(bytes.TrimPrefix(body, utf8BOM)))
 	if err != nil {
 		return nil, 0, "", err
 	}

@@ -21,12 +21,16 @@ type Request struct {
 	URL          string
 	ETag         string // stored exactly as received, "" when none
 	LastModified string // stored exactly as received, "" when none
-	BodyHash     string // hash of the last body parsed
-	TTL          time.Duration
+	BodyHash     string // hash of the last body received
+	// BodyError is set when the body the validators and hash describe was
+	// not a usable feed: what was wrong with it.
+	BodyError string
+	TTL       time.Duration
 
-	// Learned server behaviour.
-	Answers304  bool // has answered a conditional request with 304
-	RefusesHEAD bool // answered HEAD with 405 or 501
+	// Learned server behaviour (see headPays).
+	Answers304         bool // has answered a conditional request with 304
+	RefusesHEAD        bool // HEAD cannot help: refused (405/501), or no validators that tell
+	IgnoresConditional bool // answered a conditional GET in full with the stored validators or body
 
 	// BeforeParse, when set, is called before a body of this poll is
 	// parsed, the work that a hostile body can make kill the process; an
@@ -55,6 +59,13 @@ type Result struct {
 	Feed     *Feed // parsed feed (OutcomeFresh)
 	Partial  bool  // 226 IM Used: a delta, merge, never treat absent entries as removed
 	BodyHash string
+
+	// BodyError is set when the body that ETag, LastModified and BodyHash
+	// describe is not a usable feed: what is wrong with it. Such a body's
+	// validators and hash are kept like any other, so that the next poll
+	// is conditional; its 304 (or the same body again) then fails with
+	// ErrStillBroken without a download. "" once a usable body came.
+	BodyError string
 
 	// Validators to store: exactly as received, or the stored ones when the
 	// answer carried none.
@@ -87,10 +98,11 @@ type Result struct {
 // HasValidators says whether a conditional request can be made.
 func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified != "" }
 
-// Poll polls one feed at now: HEAD first where it can save a body, then a
-// conditional GET. It never returns an error: failures are in the Result,
-// their messages with the user info and query values of every URL hidden
-// (they are shown and stored for people to read; see redact).
+// Poll polls one feed at now: a conditional GET, after a HEAD only where
+// that can save a body (see headPays). It never returns an error: failures
+// are in the Result, their messages with the user info and query values
+// of every URL hidden (they are shown and stored for people to read; see
+// redact).
 func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
 	res := c.poll(ctx, req, now)
 	res.Err = redact.Error(res.Err)
@@ -98,39 +110,80 @@ func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
 }
 
 func (c *Client) poll(ctx context.Context, req Request, now time.Time) Result {
-	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
-		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD}
+	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
+		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
 	if _, err := url.Parse(req.URL); err != nil {
 		res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
 		return res
 	}
+	head := headSkipped
 	if c.headPays(req) {
-		if done := c.head(ctx, req, now, &res); done {
-			res.finishHints(req)
-			return res
+		head = c.head(ctx, req, now, &res)
+	}
+	if head != headDone {
+		c.get(ctx, req, now, &res)
+		if head == headSaysChanged && res.Outcome == OutcomeUnchanged && res.Status != http.StatusNotModified {
+			// HEAD's validators said changed, the body said not: they do
+			// not tell here, and a HEAD would only add a request.
+			res.RefusesHEAD = true
 		}
 	}
-	c.get(ctx, req, now, &res)
+	res.stillBroken()
 	res.finishHints(req)
 	return res
 }
 
-// headPays: HEAD only helps where it can save a body. It cannot on a first
-// poll (nothing to be conditional on), once the server has shown it
-// answers conditional GETs with 304, or where HEAD is refused.
+// ErrStillBroken means the server answered that the feed's body is still
+// the one found not to be a usable feed (a 304, or the same body again).
+var ErrStillBroken = errors.New("unchanged, still not a usable feed")
+
+// stillBroken turns "unchanged" into a failure when what is unchanged is a
+// broken body: the feed stays in the penalty box, with the error it had.
+func (res *Result) stillBroken() {
+	if res.Outcome == OutcomeUnchanged && res.BodyError != "" {
+		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: %s", ErrStillBroken, res.BodyError))
+	}
+}
+
+// brokenBody fails the poll on a body that is not a usable feed, keeping
+// its hash (and the validators already kept) for the next poll.
+func (res *Result) brokenBody(hash string, err error) {
+	res.fail(OutcomeBroken, res.Status, err)
+	if !res.Partial {
+		res.BodyHash, res.BodyError = hash, err.Error()
+	}
+}
+
+// headPays: the conditional GET is the whole poll where the server
+// answers it (a 304, or the new body): one request, changed or not. A HEAD
+// first saves a body only where the server has shown it ignores
+// conditional GETs and its validators can still be compared, so never on
+// a first poll, to a server that sends no validators, or to one whose HEAD
+// cannot help (refused, or answered without validators that tell).
+// HeadAlways asks HEAD first all the same.
 func (c *Client) headPays(req Request) bool {
 	if c.opts.HeadAlways {
 		return true
 	}
-	return req.HasValidators() && !req.Answers304 && !req.RefusesHEAD
+	return req.HasValidators() && req.IgnoresConditional && !req.RefusesHEAD
 }
 
-// head sends the conditional HEAD; done says the poll is over.
-func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) (done bool) {
+// headVerdict is what a HEAD said about the GET to follow.
+type headVerdict int
+
+const (
+	headSkipped     headVerdict = iota // no HEAD sent
+	headDone                           // the HEAD's answer ends the poll
+	headSaysChanged                    // other validators than the stored ones: GET
+	headNoHelp                         // refused, no validators, or another status: GET
+)
+
+// head sends the conditional HEAD.
+func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) headVerdict {
 	resp, trace, err := c.do(ctx, http.MethodHead, req)
 	if err != nil {
 		res.failNet(err)
-		return true
+		return headDone
 	}
 	resp.Body.Close()
 	res.Requests += len(trace.hops) + 1
@@ -139,24 +192,30 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 		res.Status, res.Outcome, res.Answers304 = status, OutcomeUnchanged, true
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
-		return true
+		res.notePermanentRedirect(req, trace)
+		return headDone
 	case status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
 		res.RefusesHEAD = true
-		return false
+		return headNoHelp
 	case status >= 200 && status < 300:
 		if validatorsMatch(req, resp) {
 			// Validators sent, conditional request ignored: nothing changed.
 			res.Status, res.Outcome, res.IgnoresConditional = status, OutcomeUnchanged, true
 			res.readCacheHint(resp, now)
-			return true
+			res.notePermanentRedirect(req, trace)
+			return headDone
 		}
-		return false
+		if resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "" {
+			res.RefusesHEAD = true // nothing to compare, ever
+			return headNoHelp
+		}
+		return headSaysChanged
 	case status == http.StatusGone || status == http.StatusTooManyRequests || status >= 500:
 		// Answers a GET would get too: do not ask twice.
 		res.httpFailure(resp, now)
-		return true
+		return headDone
 	}
-	return false
+	return headNoHelp
 }
 
 func validatorsMatch(req Request, resp *http.Response) bool {
@@ -195,12 +254,21 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 	// same host will need: the body is done with before any discovery.
 	resp.Body.Close()
 	if !ok {
+		if res.Outcome == OutcomeUnchanged && req.HasValidators() {
+			// A 304 to the stored validators: the target has the feed.
+			res.notePermanentRedirect(req, trace)
+		}
 		return nil
 	}
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	if hash == req.BodyHash && !res.Partial {
+		if req.HasValidators() {
+			// The stored body again, in full, to a conditional GET.
+			res.IgnoresConditional = true
+		}
 		res.Outcome = OutcomeUnchanged
+		res.notePermanentRedirect(req, trace)
 		return nil
 	}
 	final, _ := url.Parse(req.URL)
@@ -209,14 +277,18 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 	}
 	contentType := resp.Header.Get("Content-Type")
 	feed, err := c.parse(ctx, req, body, contentType, final.String())
+	if errors.Is(err, ErrNotParsed) {
+		res.fail(OutcomeBroken, res.Status, err)
+		return nil
+	}
 	if err != nil {
 		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
 			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
 		}
-		res.fail(OutcomeBroken, resp.StatusCode, err)
+		res.brokenBody(hash, err)
 		return nil
 	}
-	res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, hash
+	res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, hash, ""
 	res.notePermanentRedirect(req, trace)
 	return nil
 }
@@ -228,7 +300,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 	case resp.StatusCode == http.StatusNotModified:
 		res.Outcome = OutcomeUnchanged
 		if req.HasValidators() {
-			res.Answers304 = true
+			res.Answers304, res.IgnoresConditional = true, false
 		}
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
@@ -257,8 +329,12 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 // same Poll; without one, an h-feed in the page is the feed.
 func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
 	links, feed, err := c.readPage(ctx, req, page)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotParsed):
 		res.fail(OutcomeBroken, res.Status, err)
+		return
+	case err != nil:
+		res.brokenBody(page.hash, err)
 		return
 	}
 	if len(links) > 0 {
@@ -266,11 +342,11 @@ func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *
 		return
 	}
 	if feed != nil {
-		res.Outcome, res.Feed, res.BodyHash = OutcomeFresh, feed, page.hash
+		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, page.hash, ""
 		res.notePermanentRedirect(req, page.trace)
 		return
 	}
-	res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
+	res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
 }
 
 // readPage reads the feeds a page announces, else its h-feed, in a parse
@@ -299,17 +375,17 @@ func (c *Client) readPage(ctx context.Context, req Request, page *htmlPage) (lin
 // the page and is dropped; only the request count and bytes add up.
 func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage, feedURL string) {
 	if feedURL == page.url.String() || feedURL == req.URL {
-		res.fail(OutcomeBroken, res.Status, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
+		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
 		return
 	}
 	feedReq := req
 	feedReq.URL = feedURL
-	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash,
-		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD}
-	if c.getFeed(ctx, feedReq, now, &sub) != nil {
+	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
+		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
+	if other := c.getFeed(ctx, feedReq, now, &sub); other != nil {
 		// No second round of discovery: a page linking to a page is a
 		// broken link, not a trail to follow.
-		sub.fail(OutcomeBroken, sub.Status, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
+		sub.brokenBody(other.hash, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
 	}
 	sub.Requests += res.Requests
 	sub.Bytes += res.Bytes
@@ -367,6 +443,9 @@ func (res *Result) keepValidators(resp *http.Response) {
 	}
 }
 
+// notePermanentRedirect records where a 301/308 chain led, once its target
+// has shown it serves the feed: a parsed feed, the stored body again, or
+// an answer that the stored validators still hold (304, or equal ones).
 func (res *Result) notePermanentRedirect(req Request, trace *redirectTrace) {
 	target := trace.permanentTarget()
 	if target == nil {

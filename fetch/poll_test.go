@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -121,9 +125,14 @@ func TestValidatorsEchoedByteForByte(t *testing.T) {
 	}
 }
 
+// One request per poll where the server answers conditional GETs; HEAD
+// first only where it has shown it ignores them and HEAD can tell, or
+// always with head = "always".
 func TestHeadThenGet(t *testing.T) {
 	body := readTestdata(t, "rss.xml")
 	etag, lm := `"v1"`, "Sat, 21 Nov 2026 10:00:00 GMT"
+	hash := hashOf(body)
+	var counter atomic.Int32
 	tests := []struct {
 		name        string
 		handler     http.HandlerFunc
@@ -133,43 +142,87 @@ func TestHeadThenGet(t *testing.T) {
 		wantOutcome Outcome
 		check       func(*testing.T, Result)
 	}{
-		{"HEAD 304 ends the poll", conditionalFeed(body, etag, lm), Request{ETag: etag},
-			Options{}, "HEAD", OutcomeUnchanged, func(t *testing.T, r Result) {
+		{"validators: one conditional GET, answered 304", conditionalFeed(body, etag, lm), Request{ETag: etag},
+			Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
 				if !r.Answers304 {
 					t.Error("a 304 teaches that the server answers conditional requests")
 				}
 			}},
-		{"changed feed: HEAD then GET", conditionalFeed(body, `"v2"`, lm), Request{ETag: etag},
-			Options{}, "HEAD,GET", OutcomeFresh, nil},
-		{"server known to answer 304: GET alone", conditionalFeed(body, etag, lm), Request{ETag: etag, Answers304: true},
-			Options{}, "GET", OutcomeUnchanged, nil},
+		{"validators, changed feed: one conditional GET", conditionalFeed(body, `"v2"`, lm), Request{ETag: etag},
+			Options{}, "GET", OutcomeFresh, nil},
 		{"no validators: GET alone", conditionalFeed(body, etag, lm), Request{},
 			Options{}, "GET", OutcomeFresh, nil},
-		{"head always, even on a first poll", conditionalFeed(body, etag, lm), Request{},
-			Options{HeadAlways: true}, "HEAD,GET", OutcomeFresh, nil},
-		{"head always, even when 304s are known", conditionalFeed(body, etag, lm), Request{ETag: etag, Answers304: true},
-			Options{HeadAlways: true}, "HEAD", OutcomeUnchanged, nil},
+		{"no validators, ignoring known: GET alone", conditionalFeed(body, etag, lm), Request{IgnoresConditional: true},
+			Options{}, "GET", OutcomeFresh, nil},
+		{"conditional GET ignored: learned", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", etag)
+			w.Write(body)
+		}, Request{ETag: etag, BodyHash: hash}, Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if !r.IgnoresConditional {
+				t.Error("ignoring conditional GETs not learned from a 200 with the stored ETag")
+			}
+		}},
+		{"the stored body in full to a conditional GET: learned", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", fmt.Sprintf(`"%d"`, counter.Add(1)))
+			w.Write(body)
+		}, Request{ETag: `"0"`, BodyHash: hash}, Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if !r.IgnoresConditional {
+				t.Error("ignoring conditional GETs not learned from the stored body hash")
+			}
+		}},
+		{"ignoring known: HEAD 304 ends the poll", conditionalFeed(body, etag, lm), Request{ETag: etag, IgnoresConditional: true},
+			Options{}, "HEAD", OutcomeUnchanged, nil},
+		{"ignoring known, changed feed: HEAD then GET", conditionalFeed(body, `"v2"`, lm), Request{ETag: etag, IgnoresConditional: true},
+			Options{}, "HEAD,GET", OutcomeFresh, nil},
+		{"ignoring known: HEAD with the stored validators ends the poll", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", etag)
+			w.Write(body)
+		}, Request{ETag: etag, IgnoresConditional: true}, Options{}, "HEAD", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if !r.IgnoresConditional {
+				t.Error("ignoring conditional requests forgotten")
+			}
+		}},
 		{"HEAD refused: learn it and GET", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodHead {
 				w.WriteHeader(http.StatusMethodNotAllowed)
 				return
 			}
 			conditionalFeed(body, `"v2"`, lm)(w, r)
-		}, Request{ETag: etag}, Options{}, "HEAD,GET", OutcomeFresh, func(t *testing.T, r Result) {
+		}, Request{ETag: etag, IgnoresConditional: true}, Options{}, "HEAD,GET", OutcomeFresh, func(t *testing.T, r Result) {
 			if !r.RefusesHEAD {
 				t.Error("405 to HEAD not learned")
 			}
 		}},
-		{"server refusing HEAD is not asked again", conditionalFeed(body, etag, lm), Request{ETag: etag, RefusesHEAD: true},
-			Options{}, "GET", OutcomeUnchanged, nil},
-		{"validators equal but no 304: nothing changed", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("ETag", etag)
-			w.Write(body)
-		}, Request{ETag: etag}, Options{}, "HEAD", OutcomeUnchanged, func(t *testing.T, r Result) {
-			if !r.IgnoresConditional {
-				t.Error("ignoring conditional requests not learned")
+		{"server refusing HEAD is not asked again", conditionalFeed(body, etag, lm), Request{ETag: etag, RefusesHEAD: true, IgnoresConditional: true},
+			Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+				if r.IgnoresConditional {
+					t.Error("a 304 to a conditional GET must unlearn ignoring them")
+				}
+			}},
+		{"HEAD without validators: learned, GET", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("ETag", etag)
+				w.Write(body)
+			}
+		}, Request{ETag: etag, BodyHash: hash, IgnoresConditional: true}, Options{}, "HEAD,GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if !r.RefusesHEAD {
+				t.Error("a HEAD without validators not learned")
 			}
 		}},
+		{"HEAD validators that do not tell: learned", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", fmt.Sprintf(`"%d"`, counter.Add(1)))
+			w.Write(body)
+		}, Request{ETag: `"0"`, BodyHash: hash, IgnoresConditional: true}, Options{}, "HEAD,GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if !r.RefusesHEAD {
+				t.Error("HEAD said changed, the body said not: not learned")
+			}
+		}},
+		{"head always, even on a first poll", conditionalFeed(body, etag, lm), Request{},
+			Options{HeadAlways: true}, "HEAD,GET", OutcomeFresh, nil},
+		{"head always, even when 304s are known", conditionalFeed(body, etag, lm), Request{ETag: etag, Answers304: true},
+			Options{HeadAlways: true}, "HEAD", OutcomeUnchanged, nil},
+		{"head always, changed feed", conditionalFeed(body, `"v2"`, lm), Request{ETag: etag, Answers304: true},
+			Options{HeadAlways: true}, "HEAD,GET", OutcomeFresh, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,6 +243,11 @@ func TestHeadThenGet(t *testing.T) {
 			}
 		})
 	}
+}
+
+func hashOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
 }
 
 func TestSameBodyHashIsUnchanged(t *testing.T) {

@@ -289,15 +289,17 @@ func TestDiscoveredFeedIsRemembered(t *testing.T) {
 }
 
 // What a poll teaches about the server is kept in the state and shapes the
-// next run's requests: after HEAD got a 304, GET alone.
+// next run's requests: a server answering conditional GETs gets nothing
+// else (see TestHeadFirstWhereConditionalGETsAreIgnored for one that
+// does not).
 func TestLearnedServerFactsPersist(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z") // first poll: one GET
-	runAt(t, cfg, "2026-11-22T00:05:00Z") // validators known: HEAD, answered 304
+	runAt(t, cfg, "2026-11-22T00:05:00Z") // validators known: conditional GET, answered 304
 	runAt(t, cfg, "2026-11-23T00:05:00Z") // answers 304 known: conditional GET alone
-	want := []string{"GET /a 200", "HEAD /a 304", "GET /a 304"}
+	want := []string{"GET /a 200", "GET /a 304", "GET /a 304"}
 	if got := pub.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}

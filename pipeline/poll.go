@@ -122,7 +122,8 @@ func (p *pass) startDelay(ctx context.Context) error {
 func pollRequest(f store.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
-		TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
+		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
+		IgnoresConditional: f.IgnoresConditional,
 	}
 }
 
@@ -194,16 +195,25 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 	now := p.opts.Now
 	prev := scheduleState(f)
 	f.LastStatus = res.Status
-	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, f.IgnoresConditional || res.IgnoresConditional
+	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, res.IgnoresConditional
 	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
 		Hint: res.Hint, HintSource: res.HintSource, FirstPoll: firstPoll}
 	if res.Err == nil {
 		f.LastError, f.LastSuccess = "", now
 		f.ETag, f.LastModified = res.ETag, res.LastModified
 		f.Polls++
+		// Unchanged counts too: a feed that moved as it was (same body, or
+		// a 304 at the new URL) moves at once, not at its next new post.
+		p.notePermanentRedirect(&f, res)
 	} else {
 		f.LastError = res.Err.Error()
 	}
+	if res.BodyError != "" {
+		// A body that is not a usable feed: its validators and hash are
+		// kept all the same, so the next poll asks whether it changed.
+		f.ETag, f.LastModified, f.BodyHash = res.ETag, res.LastModified, res.BodyHash
+	}
+	f.BodyError = res.BodyError
 	if feed := res.Feed; feed != nil {
 		outcome.Entries, outcome.New = saved.New+saved.Known, saved.New
 		if feed.Title != "" {
@@ -213,10 +223,10 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 			f.SiteURL = feed.SiteURL
 		}
 		f.TTL = feed.TTL
+		f.Repaired = feed.Repaired
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}
-		p.notePermanentRedirect(&f, res)
 	}
 	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
 	applyState(&f, next)

@@ -121,6 +121,9 @@ func reason(f store.Feed, now time.Time) string {
 	if f.PendingURL != "" {
 		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
 	}
+	if f.Repaired != "" {
+		r = join(r, "ill-formed XML, repaired ("+f.Repaired+")")
+	}
 	if f.OverflowGap > 0 {
 		r = join(r, "busy feed: extra polls every "+f.OverflowGap.String())
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -218,42 +219,84 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 // time, and keeps feed order (insertion order) among equals.
 const newestFirst = "CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END DESC, e.id ASC"
 
+// notGivenTo filters out the entries a user was shown or passed over.
+const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = ?1 AND de.entry_id = e.id)
+	AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = ?1 AND w.entry_id = e.id)`
+
+// digestEntryIDs chooses the entries of user's digest built at now, whose
+// previous digest was built at since (0: none). A feed the user already
+// has brings the entries first seen since then. A feed not yet introduced
+// (the user's first digest, a feed newly added, or one that could not be
+// read until now) brings its FirstDigestLimit newest entries, and the
+// others are withheld for good: they were first seen before this digest,
+// so a window on first_seen would offer them again next time. A feed not
+// yet read at all stays unintroduced, so that its backlog, when it comes,
+// is cut the same way. All of it is written in the caller's transaction.
 func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT feed_id, added_at FROM subscriptions WHERE user = ? ORDER BY feed_id", user)
+	rows, err := tx.QueryContext(ctx, `SELECT s.feed_id, s.introduced_at != 0,
+		f.last_success != 0 OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
+		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user = ? ORDER BY s.feed_id`, user)
 	if err != nil {
 		return nil, err
 	}
-	type sub struct{ feed, added int64 }
+	type sub struct {
+		feed             int64
+		introduced, read bool
+	}
 	var subs []sub
 	for rows.Next() {
 		var s sub
-		if err := rows.Scan(&s.feed, &s.added); err != nil {
+		if err := rows.Scan(&s.feed, &s.introduced, &s.read); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		subs = append(subs, s)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	var ids []int64
 	for _, s := range subs {
-		// Entries at exactly `since` count again (>=): a poll in the same
-		// second as the last build must not fall between two digests; the
-		// undelivered check below keeps them from showing twice.
-		query := `SELECT e.id FROM entries e WHERE e.feed_id = ? AND e.first_seen >= ? AND e.first_seen <= ?
-			AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = ? AND de.entry_id = e.id)
-			ORDER BY ` + newestFirst
-		args := []any{s.feed, since, now, user}
-		if since == 0 || s.added > since {
-			query = `SELECT e.id FROM entries e WHERE e.feed_id = ? AND e.first_seen <= ?
-				AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = ? AND de.entry_id = e.id)
-				ORDER BY ` + newestFirst + fmt.Sprintf(" LIMIT %d", FirstDigestLimit)
-			args = []any{s.feed, now, user}
+		var got []int64
+		var err error
+		switch {
+		case s.introduced:
+			// Entries at exactly `since` count again (>=): a poll in the
+			// same second as the last build, after it (a later pass with the
+			// same clock), must not fall between two digests; notGivenTo
+			// keeps those the last digest had from showing twice.
+			got, err = queryIDs(ctx, tx, `SELECT e.id FROM entries e WHERE e.feed_id = ?2
+				AND e.first_seen >= ?3 AND e.first_seen <= ?4 AND `+notGivenTo+` ORDER BY `+newestFirst,
+				user, s.feed, since, now)
+		case s.read:
+			got, err = introduce(ctx, tx, user, s.feed, now)
 		}
-		got, err := queryIDs(ctx, tx, query, args...)
 		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+// introduce picks the newest entries of a feed new to user's digests and
+// withholds the rest from the user.
+func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) ([]int64, error) {
+	const candidates = `SELECT e.id FROM entries e WHERE e.feed_id = ?2 AND e.first_seen <= ?3 AND ` +
+		notGivenTo + ` ORDER BY ` + newestFirst
+	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", FirstDigestLimit), user, feedID, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO withheld_entries (user, entry_id) `+
+		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", FirstDigestLimit),
+		user, feedID, now); err != nil {
+		return nil, fmt.Errorf("withhold older entries: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE subscriptions SET introduced_at = ? WHERE user = ? AND feed_id = ?",
+		now, user, feedID); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

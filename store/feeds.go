@@ -22,6 +22,8 @@ type Feed struct {
 	ETag         string
 	LastModified string
 	BodyHash     string
+	BodyError    string // the body they describe is not a usable feed: why; "" when it is
+	Repaired     string // what was mended in the last body read, "" when nothing
 
 	LastPoll     time.Time
 	LastSuccess  time.Time
@@ -62,7 +64,7 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
 	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
 	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap, next_extra_poll, polls`
+	overflow_gap, next_extra_poll, polls, body_error, repaired`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -73,7 +75,7 @@ func scanFeed(row scanner) (Feed, error) {
 	err := row.Scan(&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
 		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
-		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls)
+		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired)
 	if err != nil {
 		return f, err
 	}

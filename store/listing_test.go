@@ -10,6 +10,10 @@ func TestDigestListingCapsEachFeed(t *testing.T) {
 	s, _ := openTemp(t)
 	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
 	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
+	// Both feeds were read before the first digest, which introduces
+	// them: the next digest is an ordinary one, not a first look.
+	save(t, s, a, t0, "id:a-old")
+	save(t, s, b, t0, "id:b-old")
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
 		t.Fatal(err)
 	}

@@ -109,6 +109,34 @@ var migrations = []string{
 		feed_id INTEGER PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
 		started INTEGER NOT NULL
 	);`,
+	// 6: what a digest passed over. A subscription is introduced by the
+	// first digest built after its feed was read; that digest shows the
+	// feed's newest entries and records the rest as withheld from the
+	// user, so that no later digest shows them (a window on first_seen
+	// alone cannot tell them from entries seen in the same second after
+	// the build). Existing files: a subscription counts as introduced by
+	// the first digest built since it was added, and every entry first
+	// seen by a user's last digest that it did not show is withheld.
+	`ALTER TABLE subscriptions ADD COLUMN introduced_at INTEGER NOT NULL DEFAULT 0;
+	CREATE TABLE withheld_entries (
+		user TEXT NOT NULL,
+		entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+		PRIMARY KEY (user, entry_id)
+	);
+	UPDATE subscriptions SET introduced_at = COALESCE((SELECT MIN(d.built_at) FROM digests d
+		WHERE d.user = subscriptions.user AND d.built_at >= subscriptions.added_at), 0);
+	INSERT OR IGNORE INTO withheld_entries (user, entry_id)
+		SELECT s.user, e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
+		WHERE s.introduced_at != 0
+		AND e.first_seen <= (SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user)
+		AND NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id);`,
+	// 7: the validators and hash of a body that was not a usable feed are
+	// kept too, with what was wrong with it, so that a broken feed is
+	// polled conditionally and a 304 says "still broken".
+	`ALTER TABLE feeds ADD COLUMN body_error TEXT NOT NULL DEFAULT '';`,
+	// 8: what had to be mended in the last body read (ill-formed XML), for
+	// the status page.
+	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version a migrated file has.

@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"feeddigest/store"
+)
+
+// digestSizes returns user's digests as date -> entry count.
+func digestSizes(t *testing.T, statePath, user string) map[string]int {
+	t.Helper()
+	st, err := store.OpenReader(context.Background(), statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ds, err := st.Digests(context.Background(), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, d := range ds {
+		out[d.Date] = d.EntryCount
+	}
+	return out
+}
+
+// tenEntries adds ten entries to path of pub, published a day apart.
+func tenEntries(pub *publisher, path string) {
+	for i := 1; i <= 10; i++ {
+		pub.add(path, entry(fmt.Sprintf("%s-%d", path[1:], i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
+	}
+}
+
+// A first digest shows at most the five newest entries of each feed; the
+// other five were first seen before it and never show up later, whether
+// the feed answers 304 (publisher) or the very same body without
+// validators (bare). The same holds for a feed added to a user later.
+func TestBacklogNeverFloodsALaterDigest(t *testing.T) {
+	pub := newPublisher(t)
+	for _, p := range []string{"/a", "/b", "/c", "/late"} {
+		tenEntries(pub, p)
+	}
+	var bareBody strings.Builder
+	bareBody.WriteString(`<rss version="2.0"><channel><title>Bare</title>`)
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&bareBody, `<item><guid>bare-%d</guid><title>Bare %d</title><link>https://site.example/bare-%d</link><pubDate>Mon, %02d Nov 2026 10:00:00 +0000</pubDate></item>`, i, i, i, i)
+	}
+	bareBody.WriteString(`</channel></rss>`)
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, bareBody.String())
+	}))
+	defer bare.Close()
+
+	feeds := []string{pub.url("/a"), pub.url("/b"), pub.url("/c"), bare.URL + "/feed"}
+	cfg := testConfig(t, oneUser(t, feeds...), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	got := delivered(t, cfg, "ada")
+	if len(got) != 20 {
+		t.Fatalf("first digest has %d entries, want 5 of each of 4 feeds: %v", len(got), keys(got))
+	}
+	for _, id := range []string{"a-6", "a-10", "b-6", "c-10", "bare-6", "bare-10"} {
+		if got[id] != 1 {
+			t.Errorf("first digest lacks %s", id)
+		}
+	}
+
+	sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
+	if sum.Unchanged != 4 {
+		t.Fatalf("second day: %+v, want all four feeds unchanged", sum)
+	}
+	if n := digestSizes(t, cfg.State, "ada")["2026-11-22"]; n != 0 {
+		t.Errorf("second digest has %d entries, want none: the feeds did not change", n)
+	}
+
+	// A feed added to the same user later starts with its five newest, and
+	// its older entries do not follow the day after.
+	cfg2 := testConfig(t, oneUser(t, append(feeds, pub.url("/late"))...), "")
+	cfg2.State, cfg2.SiteDir = cfg.State, cfg.SiteDir
+	runAt(t, cfg2, "2026-11-22T12:00:00Z") // not due: subscribes, polls nothing
+	runAt(t, cfg2, "2026-11-23T00:05:00Z")
+	runAt(t, cfg2, "2026-11-24T00:05:00Z")
+	sizes := digestSizes(t, cfg.State, "ada")
+	if sizes["2026-11-23"] != 5 || sizes["2026-11-24"] != 0 {
+		t.Errorf("digests after adding a feed: %v, want 5 on 2026-11-23 and 0 on 2026-11-24", sizes)
+	}
+	got = delivered(t, cfg, "ada")
+	for i := 1; i <= 10; i++ {
+		for _, f := range []string{"a", "b", "c", "bare", "late"} {
+			id, want := fmt.Sprintf("%s-%d", f, i), 0
+			if i > 5 {
+				want = 1
+			}
+			if got[id] != want {
+				t.Errorf("%s in %d digests, want %d", id, got[id], want)
+			}
+		}
+	}
+}
+
+// A feed whose first poll fails brings its backlog later: the first
+// digest that has it shows its five newest, and nothing older after.
+func TestBacklogOfAFeedThatFailedAtFirst(t *testing.T) {
+	pub := newPublisher(t)
+	tenEntries(pub, "/a")
+	tenEntries(pub, "/b")
+	pub.setStatus("/b", http.StatusServiceUnavailable)
+	cfg := testConfig(t, oneUser(t, pub.url("/a"), pub.url("/b")), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	pub.setStatus("/b", 0)
+	runAt(t, cfg, "2026-11-21T18:00:00Z") // the retry
+	runAt(t, cfg, "2026-11-22T00:05:00Z")
+	runAt(t, cfg, "2026-11-23T00:05:00Z")
+	sizes := digestSizes(t, cfg.State, "ada")
+	if sizes["2026-11-21"] != 5 || sizes["2026-11-22"] != 5 || sizes["2026-11-23"] != 0 {
+		t.Errorf("digest sizes %v, want 5 (a), 5 (b, once it answered), 0", sizes)
+	}
+}

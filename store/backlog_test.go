@@ -1,0 +1,107 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func tenKeys() []string {
+	var keys []string
+	for i := 1; i <= 10; i++ {
+		keys = append(keys, fmt.Sprintf("id:%d", i))
+	}
+	return keys
+}
+
+func digestKeys(t *testing.T, s *Store, user, date string) map[string]bool {
+	t.Helper()
+	entries, err := s.DigestEntries(ctx, user, date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		out[e.Key] = true
+	}
+	return out
+}
+
+// Entries first seen by a first digest and not shown by it never come
+// later, though they were first seen in the very second it was built.
+func TestFirstDigestWithholdsTheOlderEntries(t *testing.T) {
+	s, _ := openTemp(t)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
+	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
+	save(t, s, a, t0, tenKeys()...)
+	d1, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1.EntryCount != FirstDigestLimit {
+		t.Fatalf("first digest has %d entries, want %d", d1.EntryCount, FirstDigestLimit)
+	}
+	// Feed b is read only after the first digest: its first digest is the
+	// next one, cut the same way.
+	save(t, s, b, t0.Add(time.Hour), tenKeys()...)
+	save(t, s, a, t0.Add(time.Hour), "id:11")
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.EntryCount != 1+FirstDigestLimit {
+		t.Errorf("second digest has %d entries, want id:11 and 5 of feed b", d2.EntryCount)
+	}
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	if d3.EntryCount != 0 {
+		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
+	}
+}
+
+// A state file of schema 3 whose first digest was built keeps its backlog
+// out of the next digest once migrated.
+func TestMigrationWithholdsAnExistingBacklog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", "file:"+path) // a file of schema 3, written by hand
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:3] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := t0.Unix()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec("PRAGMA user_version = 3")
+	exec("INSERT INTO feeds (id, url, last_success) VALUES (1, 'https://a.example/feed', ?)", seen)
+	exec("INSERT INTO subscriptions (user, feed_id, added_at) VALUES ('ada', 1, ?)", seen)
+	for i := 1; i <= 10; i++ {
+		exec("INSERT INTO entries (id, feed_id, key, published, first_seen) VALUES (?, 1, ?, ?, ?)", i, fmt.Sprintf("id:%d", i), seen-int64(86400*(10-i)), seen)
+	}
+	exec("INSERT INTO digests (user, date, since, built_at) VALUES ('ada', '2026-11-21', 0, ?)", seen)
+	for i := 6; i <= 10; i++ {
+		exec("INSERT INTO digest_entries (user, date, entry_id) VALUES ('ada', '2026-11-21', ?)", i)
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.EntryCount != 0 {
+		t.Errorf("digest after migration has %d old entries: %v", d.EntryCount, digestKeys(t, s, "ada", "2026-11-22"))
+	}
+}
