@@ -28,7 +28,7 @@ import (
 // Version is the program version named in the User-Agent.
 var Version = "0.1.0"
 
-// Options configure a Client; zero values take the defaults of DESIGN.md.
+// Options configure a Client; zero values take the documented defaults (docs/design.md).
 type Options struct {
 	Contact              string        // URL named in the User-Agent
 	Timeout              time.Duration // each request, body included, from when it may go (default 30s)

@@ -90,7 +90,7 @@ const pageBudget = 40 * 1024
 
 // TestDigestPageWeight renders a realistic 50-entry digest and measures
 // the page. The page carries every entry's full content in a collapsed
-// <details> (DESIGN.md, Rendering) so a digest reads offline; 50 contents
+// <details> (docs/design.md) so a digest reads offline; 50 contents
 // of 600 characters are 30 KB by themselves, so the whole page cannot stay
 // under 40 KB. The budget therefore holds for what feeddigest adds: the
 // page minus the authors' content bytes, and likewise the page without its

@@ -65,7 +65,7 @@ type Policy struct {
 	NormalPeriod time.Duration // an overflow gap this long is back to normal
 }
 
-// DefaultPolicy is the policy of DESIGN.md section 3.
+// DefaultPolicy is the polling policy of docs/design.md.
 var DefaultPolicy = Policy{
 	Floor:        15 * time.Minute,
 	HintCap:      7 * 24 * time.Hour,
