@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -97,4 +99,66 @@ func isPostHour(h int) bool {
 		return true
 	}
 	return false
+}
+
+// status and status.html show each user's rhythm and next digest, in the
+// user's time, and a weekly user's digest is not due between digest days.
+func TestStatusShowsRhythmAndNextDigest(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, fmt.Sprintf(`
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+feeds = [%[1]q]
+[[users]]
+name = "kenji"
+timezone = "Asia/Tokyo"
+digest_hour = 6
+every = "week"
+digest_day = "saturday"
+feeds = [%[1]q]
+`, pub.url("/feed")), "")
+	// Wednesday 25 November, 10:05 in London and 19:05 in Tokyo.
+	now := at("2026-11-25T10:05:00Z")
+	if sum := runAt(t, cfg, now.Format(time.RFC3339)); sum.DigestsBuilt != 2 {
+		t.Fatalf("%d digests built on the first run, want both users' at once", sum.DigestsBuilt)
+	}
+	users, err := Users(context.Background(), cfg, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteUsersTable(&buf, users); err != nil {
+		t.Fatal(err)
+	}
+	table := buf.String()
+	for _, want := range []string{
+		"USER", "RHYTHM", "NEXT DIGEST",
+		"daily at 00:00 Europe/London", "Thu 26 Nov 2026, 00:00 GMT",
+		"weekly on Saturday at 06:00 Asia/Tokyo", "Sat 28 Nov 2026, 06:00 JST",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("no %q in\n%s", want, table)
+		}
+	}
+	page := readFile(t, filepath.Join(cfg.SiteDir, "status.html"))
+	for _, want := range []string{"weekly on Saturday at 06:00 Asia/Tokyo", "Sat 28 Nov 2026, 06:00 JST", `<a href="kenji/index.html">kenji</a>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("status.html has no %q", want)
+		}
+	}
+	// A day later ada's digest is due at the next run; kenji's is not.
+	users, err = Users(context.Background(), cfg, now.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !users[0].Due || users[1].Due || !users[1].NextDigest.Equal(at("2026-11-27T21:00:00Z")) {
+		t.Errorf("a day later: %+v", users)
+	}
+	// Before the first run (no state file), every first digest is due.
+	fresh := testConfig(t, fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nevery = \"week\"\nfeeds = [%q]\n", pub.url("/feed")), "")
+	if users, err := Users(context.Background(), fresh, now); err != nil || len(users) != 1 || !users[0].Due || users[0].Rhythm != "weekly on Monday at 00:00 UTC" {
+		t.Errorf("before the first run: %+v, %v", users, err)
+	}
 }
