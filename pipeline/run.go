@@ -139,7 +139,15 @@ func (p *pass) sync(ctx context.Context) error {
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
-		users = append(users, scheduleUser(u))
+		su := scheduleUser(u)
+		if su.Weekly {
+			digests, err := p.st.Digests(ctx, u.Name)
+			if err != nil {
+				return err
+			}
+			su.NewestDigest = newestDate(digests)
+		}
+		users = append(users, su)
 	}
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
@@ -156,6 +164,15 @@ func (p *pass) sync(ctx context.Context) error {
 	}
 	p.daily = schedule.DailyPolls(users, p.due, p.opts.Now)
 	return lookupErr
+}
+
+// newestDate is the date of the newest of a user's digests, "" for none.
+func newestDate(digests []store.Digest) string {
+	newest := ""
+	for _, d := range digests {
+		newest = max(newest, d.Date)
+	}
+	return newest
 }
 
 // scheduleUser is what the schedule needs to know of a user.

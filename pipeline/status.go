@@ -104,10 +104,12 @@ func userRows(ctx context.Context, cfg *config.Config, st *store.Store, now time
 			}
 		}
 		su := scheduleUser(u)
-		date := su.DigestDate(at)
-		built := slices.ContainsFunc(digests, func(d store.Digest) bool { return d.Date == date })
-		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: !built}
-		if built {
+		su.NewestDigest = newestDate(digests)
+		_, due := su.Due(at, func(_, date string) bool {
+			return slices.ContainsFunc(digests, func(d store.Digest) bool { return d.Date == date })
+		})
+		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: due}
+		if !due {
 			row.NextDigest = su.NextDigest(at)
 		}
 		rows = append(rows, row)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/config"
 )
 
 // Three weeks of hourly runs for a weekly user whose busy feed shows its
@@ -160,5 +163,40 @@ feeds = [%[1]q]
 	fresh := testConfig(t, fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nevery = \"week\"\nfeeds = [%q]\n", pub.url("/feed")), "")
 	if users, err := Users(context.Background(), fresh, now); err != nil || len(users) != 1 || !users[0].Due || users[0].Rhythm != "weekly on Monday at 00:00 UTC" {
 		t.Errorf("before the first run: %+v, %v", users, err)
+	}
+}
+
+// A daily user who turns weekly on a Wednesday gets their next digest on
+// the next Monday, with everything since Wednesday's daily digest: no
+// digest dated the Monday before, no entry lost.
+func TestTurningWeeklyMidWeek(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/feed", entry("a-1", "2026-11-24T10:00:00Z"))
+	daily := fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", pub.url("/feed"))
+	cfg := testConfig(t, daily, "")
+	runAt(t, cfg, "2026-11-25T00:05:00Z") // Wednesday's daily digest
+	weekly := strings.Replace(readFile(t, cfg.Path), "name = \"ada\"\n", "name = \"ada\"\nevery = \"week\"\n", 1)
+	if err := os.WriteFile(cfg.Path, []byte(weekly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub.add("/feed", entry("a-2", "2026-11-25T10:00:00Z"))
+	for _, now := range []string{"2026-11-26T00:05:00Z", "2026-11-29T23:05:00Z"} {
+		if sum := runAt(t, cfg, now); sum.DigestsBuilt != 0 {
+			t.Errorf("at %s: %d digests built, want none before Monday", now, sum.DigestsBuilt)
+		}
+	}
+	if sum := runAt(t, cfg, "2026-11-30T00:05:00Z"); sum.DigestsBuilt != 1 {
+		t.Errorf("on Monday: %d digests built, want 1", sum.DigestsBuilt)
+	}
+	pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, "ada", "????-??-??.html"))
+	if len(pages) != 2 || filepath.Base(pages[1]) != "2026-11-30.html" {
+		t.Errorf("pages %v, want Wednesday's and Monday's", pages)
+	}
+	if got := delivered(t, cfg, "ada"); got["a-1"] != 1 || got["a-2"] != 1 {
+		t.Errorf("delivered %v, want a-1 and a-2 once each", got)
 	}
 }

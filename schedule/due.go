@@ -18,6 +18,11 @@ type User struct {
 	Weekly     bool         // one digest a week, on DigestDay, instead of one a day
 	DigestDay  time.Weekday // a weekly user's day
 	Feeds      []string
+	// NewestDigest is the date of the user's newest digest, "" when none.
+	// A user who turns weekly mid-week has one newer than the week's date:
+	// their next digest is on the next digest day, not a second one dated
+	// in the past.
+	NewestDigest string
 }
 
 // Due is a user whose digest for Date is to be built in this run.
@@ -101,12 +106,22 @@ func (u User) NextDigest(now time.Time) time.Time {
 func DueUsers(users []User, now time.Time, hasDigest func(user, date string) bool) []Due {
 	var due []Due
 	for _, u := range users {
-		date := u.DigestDate(now)
-		if !hasDigest(u.Name, date) {
+		if date, ok := u.Due(now, hasDigest); ok {
 			due = append(due, Due{User: u, Date: date})
 		}
 	}
 	return due
+}
+
+// Due says whether the user's digest of now (for date, DigestDate) is
+// still to be built: no digest has that date (nor, for a weekly user, a
+// later one).
+func (u User) Due(now time.Time, hasDigest func(user, date string) bool) (date string, due bool) {
+	date = u.DigestDate(now)
+	if hasDigest(u.Name, date) || (u.Weekly && u.NewestDigest >= date) {
+		return date, false
+	}
+	return date, true
 }
 
 // DailyPoll is a weekly user between two digests, owed the poll of their

@@ -187,3 +187,24 @@ func TestFeedsToPollDailyPollOfAWeeklyUser(t *testing.T) {
 		t.Errorf("an hour later: %v, want %v: the feed whose next poll has come, and the retry", got, want)
 	}
 }
+
+// A user who turns weekly mid-week, after a daily digest, gets the next
+// digest on the digest day, not one dated the Monday before at once.
+func TestTurningWeeklyMidWeek(t *testing.T) {
+	london := mustZone(t, "Europe/London")
+	have := digests{"ada/2026-11-25": true} // Wednesday's daily digest
+	u := User{Name: "ada", Location: london, Weekly: true, DigestDay: time.Monday, NewestDigest: "2026-11-25"}
+	for _, now := range []string{"2026-11-26T12:00:00Z", "2026-11-29T23:59:00Z"} {
+		if due := DueUsers([]User{u}, at(now), have.has); len(due) != 0 {
+			t.Errorf("at %s: due %v, want nothing before Monday", now, dueNames(due))
+		}
+	}
+	if due := dueNames(DueUsers([]User{u}, at("2026-11-30T00:00:00Z"), have.has)); len(due) != 1 || due[0] != "ada/2026-11-30" {
+		t.Errorf("on Monday: due %v, want ada/2026-11-30", due)
+	}
+	// Daily again: the next digest is today's, at once.
+	u.Weekly = false
+	if due := dueNames(DueUsers([]User{u}, at("2026-11-26T12:00:00Z"), have.has)); len(due) != 1 || due[0] != "ada/2026-11-26" {
+		t.Errorf("daily again: due %v", due)
+	}
+}
