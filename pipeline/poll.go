@@ -32,7 +32,7 @@ func (p *pass) poll(ctx context.Context) error {
 		}
 		states[f.URL] = feedState(f)
 	}
-	polls := schedule.FeedsToPoll(p.due, states, p.opts.Now)
+	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
 	schedule.Shuffle(polls, p.opts.Rand)
 	// Then round-robin over hosts, still shuffled within each: a worker
 	// never queues behind a host whose token bucket is spent while other
@@ -129,7 +129,7 @@ func pollRequest(f store.Feed) fetch.Request {
 
 func feedState(f store.Feed) schedule.FeedState {
 	return schedule.FeedState{
-		URL: f.URL, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
+		URL: f.URL, LastPoll: f.LastPoll, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
 		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
 	}
 }

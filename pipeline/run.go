@@ -132,6 +132,9 @@ type pass struct {
 	st   *store.Store
 	sum  *Summary
 	due  []schedule.Due
+	// daily are the weekly users between digests, whose feeds are still
+	// polled once a day.
+	daily []schedule.DailyPoll
 }
 
 func (p *pass) sync(ctx context.Context) error {
@@ -139,7 +142,15 @@ func (p *pass) sync(ctx context.Context) error {
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
-		users = append(users, schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour, Feeds: subs[u.Name]})
+		su := scheduleUser(u)
+		if su.Weekly {
+			digests, err := p.st.Digests(ctx, u.Name)
+			if err != nil {
+				return err
+			}
+			su.NewestDigest = newestDate(digests)
+		}
+		users = append(users, su)
 	}
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
@@ -154,7 +165,23 @@ func (p *pass) sync(ctx context.Context) error {
 	for _, d := range p.due {
 		p.opts.Log.Info("digest due", "user", d.Name, "date", d.Date)
 	}
+	p.daily = schedule.DailyPolls(users, p.due, p.opts.Now)
 	return lookupErr
+}
+
+// newestDate is the date of the newest of a user's digests, "" for none.
+func newestDate(digests []store.Digest) string {
+	newest := ""
+	for _, d := range digests {
+		newest = max(newest, d.Date)
+	}
+	return newest
+}
+
+// scheduleUser is what the schedule needs to know of a user.
+func scheduleUser(u config.User) schedule.User {
+	return schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour,
+		Weekly: u.Every == config.Weekly, DigestDay: u.DigestDay, Feeds: u.FeedURLs()}
 }
 
 func (p *pass) prune(ctx context.Context) error {

@@ -3,8 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,13 +29,17 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	if err != nil {
 		return err
 	}
+	users, err := userRows(ctx, p.cfg, p.st, asOf)
+	if err != nil {
+		return err
+	}
 	var mail []render.MailStatus
 	if p.cfg.Email.SMTP != nil {
 		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
 			return err
 		}
 	}
-	page, err := render.StatusPage(rows, asOf, mail...)
+	page, err := render.StatusPage(rows, users, asOf, mail...)
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
@@ -66,6 +74,76 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 	defer st.Close()
 	rows, err := statusRows(ctx, st, now)
 	return rows, st.Damaged(err)
+}
+
+// Users says, for each user of the config, their rhythm and when their
+// next digest comes as of now, from the state file read without the run
+// lock. Before the first run there is no state file: every user's first
+// digest is due.
+func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.UserStatus, error) {
+	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
+		return userRows(ctx, cfg, nil, now)
+	}
+	st, err := store.OpenReader(ctx, cfg.State)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return userRows(ctx, cfg, st, now)
+}
+
+// userRows sees each user as of now or as of their newest digest, if that
+// was built later (by a run with a later -now, or after the last poll
+// that status.html is as of): a digest just built is never "due".
+func userRows(ctx context.Context, cfg *config.Config, st *store.Store, now time.Time) ([]render.UserStatus, error) {
+	rows := make([]render.UserStatus, 0, len(cfg.Users))
+	for _, u := range cfg.Users {
+		var digests []store.Digest
+		if st != nil {
+			var err error
+			if digests, err = st.Digests(ctx, u.Name); err != nil {
+				return nil, err
+			}
+		}
+		at := now
+		for _, d := range digests {
+			if d.BuiltAt.After(at) {
+				at = d.BuiltAt
+			}
+		}
+		su := scheduleUser(u)
+		su.NewestDigest = newestDate(digests)
+		_, due := su.Due(at, func(_, date string) bool {
+			return slices.ContainsFunc(digests, func(d store.Digest) bool { return d.Date == date })
+		})
+		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: due}
+		if !due {
+			row.NextDigest = su.NextDigest(at)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// rhythm says how often a user gets a digest, e.g. "daily at 00:00
+// Europe/London", "weekly on Monday at 06:00 Europe/London".
+func rhythm(u config.User) string {
+	at := fmt.Sprintf("at %02d:00 %s", u.DigestHour, u.Timezone)
+	if u.Every == config.Weekly {
+		return fmt.Sprintf("weekly on %s %s", u.DigestDay, at)
+	}
+	return "daily " + at
+}
+
+// WriteUsersTable prints each user's rhythm and next digest (in the
+// user's time) as an aligned text table.
+func WriteUsersTable(w io.Writer, users []render.UserStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "USER\tRHYTHM\tNEXT DIGEST")
+	for _, u := range users {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", u.Name, u.Rhythm, render.NextDigestLabel(u))
+	}
+	return tw.Flush()
 }
 
 func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.FeedStatus, error) {

@@ -204,7 +204,7 @@ func TestIndexPage(t *testing.T) {
 }
 
 func TestStatusPage(t *testing.T) {
-	page, err := StatusPage(sampleStatus(), utc("2020-11-22T00:10:00Z"))
+	page, err := StatusPage(sampleStatus(), nil, utc("2020-11-22T00:10:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestStatusSaysGoneFeedsAreNeverPolled(t *testing.T) {
 	page, err := StatusPage([]FeedStatus{
 		{URL: "https://gone.example/feed", State: "gone", LastStatus: 410, LastError: "HTTP 410 Gone"},
 		{URL: "https://new.example/feed", State: "new"},
-	}, time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC))
+	}, nil, time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

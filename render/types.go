@@ -55,6 +55,16 @@ type DigestRef struct {
 	BuiltAt time.Time
 }
 
+// UserStatus is one user's row of the status page: when their next
+// digest comes.
+type UserStatus struct {
+	Name       string
+	Rhythm     string         // e.g. "daily at 00:00 Europe/London", "weekly on Monday at 06:00 Europe/London"
+	Location   *time.Location // the user's zone: NextDigest is shown in it
+	Due        bool           // the current digest is not built yet: at the next run
+	NextDigest time.Time      // when the next digest falls due; zero when Due
+}
+
 // FeedStatus is one row of the status page: why a feed is or is not polled.
 type FeedStatus struct {
 	URL          string

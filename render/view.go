@@ -12,10 +12,11 @@ import (
 // Time layouts: people read dates in words; machines get RFC 3339 in the
 // datetime attribute.
 const (
-	dayLayout    = "Monday 2 January 2006"
-	entryLayout  = "2 Jan 2006, 15:04"
-	statusLayout = "2006-01-02 15:04 UTC"
-	dateLayout   = "2006-01-02"
+	dayLayout        = "Monday 2 January 2006"
+	entryLayout      = "2 Jan 2006, 15:04"
+	statusLayout     = "2006-01-02 15:04 UTC"
+	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
+	dateLayout       = "2006-01-02"
 )
 
 // timeView is a time as shown (Label) and as machine-readable (ISO). Both
