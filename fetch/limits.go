@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"feeddigest/domain"
 )
 
 // What reaches a parser is bounded before it gets there. gofeed reads
@@ -417,7 +419,7 @@ func endOfJSONString(b []byte, i int) int {
 // keepNewest keeps the n newest entries, in their order; entries without
 // a date count as older than dated ones, and among themselves the first
 // in the body are kept.
-func keepNewest(entries []Entry, n int) []Entry {
+func keepNewest(entries []domain.Entry, n int) []domain.Entry {
 	if len(entries) <= n {
 		return entries
 	}
@@ -438,7 +440,7 @@ func keepNewest(entries []Entry, n int) []Entry {
 	})
 	keep := order[:n]
 	slices.Sort(keep)
-	out := make([]Entry, 0, n)
+	out := make([]domain.Entry, 0, n)
 	for _, i := range keep {
 		out = append(out, entries[i])
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 func nested(n int) string {
@@ -116,9 +118,9 @@ func TestParseBoundsFeedsWhateverTheirLabel(t *testing.T) {
 
 func TestKeepNewestEntries(t *testing.T) {
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var entries []Entry
+	var entries []domain.Entry
 	for i := range 10 {
-		e := Entry{Key: fmt.Sprint(i)}
+		e := domain.Entry{Key: fmt.Sprint(i)}
 		if i%3 != 0 { // 0, 3, 6, 9 undated
 			e.Published = day.AddDate(0, 0, i)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/store"
 )
@@ -27,7 +28,7 @@ func (p *pass) settleUnfinishedPolls(ctx context.Context) error {
 		f := a.Feed
 		res := fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
 			Err: fmt.Errorf("%w (its poll started %s)", ErrRunDied, a.Started.Format(time.RFC3339))}
-		if _, err := p.st.SavePoll(ctx, f.ID, nil, p.opts.Now, func(st store.SaveStats) store.Feed {
+		if _, err := p.st.SavePoll(ctx, f.ID, nil, p.opts.Now, func(st store.SaveStats) domain.Feed {
 			return p.nextRecord(f, res, st, f.Polls == 0)
 		}); err != nil {
 			return err

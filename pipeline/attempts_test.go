@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/store"
 )
 
@@ -32,7 +33,7 @@ func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
 	}
 }
 
-func recordAndMarks(t *testing.T, statePath, url string) (store.Feed, []store.Attempt) {
+func recordAndMarks(t *testing.T, statePath, url string) (domain.Feed, []store.Attempt) {
 	t.Helper()
 	st, err := store.Open(context.Background(), statePath)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/render"
 	"feeddigest/store"
 )
@@ -33,7 +34,7 @@ func mailStatusRows(ctx context.Context, st *store.Store, now time.Time) ([]rend
 	if err != nil {
 		return nil, err
 	}
-	byUser := map[string][]store.Digest{}
+	byUser := map[string][]domain.Digest{}
 	for _, d := range digests {
 		byUser[d.User] = append(byUser[d.User], d)
 	}
@@ -49,9 +50,9 @@ func mailStatusRows(ctx context.Context, st *store.Store, now time.Time) ([]rend
 
 // mailStatusRow sums up one user's digests that were not sent (oldest
 // first); a digest the next pass will give up is shown as given up.
-func mailStatusRow(user string, digests []store.Digest, now time.Time) (render.MailStatus, bool) {
+func mailStatusRow(user string, digests []domain.Digest, now time.Time) (render.MailStatus, bool) {
 	row := render.MailStatus{User: user}
-	var open []store.Digest
+	var open []domain.Digest
 	for _, d := range digests {
 		switch {
 		case !d.SendGivenUp.IsZero():

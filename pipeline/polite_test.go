@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/store"
 )
 
@@ -36,7 +37,7 @@ func (h *hits) get(path string) int {
 	return h.n[path]
 }
 
-func feedRecord(t *testing.T, statePath, url string) store.Feed {
+func feedRecord(t *testing.T, statePath, url string) domain.Feed {
 	t.Helper()
 	st, err := store.OpenReader(context.Background(), statePath)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
 	"feeddigest/schedule"
@@ -23,7 +24,7 @@ func (p *pass) poll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byURL := make(map[string]store.Feed, len(feeds))
+	byURL := make(map[string]domain.Feed, len(feeds))
 	states := make(map[string]schedule.FeedState, len(feeds))
 	for _, f := range feeds {
 		byURL[f.URL] = f
@@ -38,7 +39,7 @@ func (p *pass) poll(ctx context.Context) error {
 	// never queues behind a host whose token bucket is spent while other
 	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
 	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
-	p.opts.Progress(Event{Kind: "due", Total: len(polls)})
+	p.opts.Progress(Event{Kind: EventDue, Total: len(polls)})
 	if len(polls) == 0 {
 		return nil
 	}
@@ -60,7 +61,7 @@ func (p *pass) poll(ctx context.Context) error {
 		if !ok {
 			failed++
 		}
-		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
+		p.opts.Progress(Event{Kind: EventPolled, Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
 	}
 	if err := ctx.Err(); err != nil {
 		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err), p.dropAbandonedPolls(ctx))
@@ -69,12 +70,12 @@ func (p *pass) poll(ctx context.Context) error {
 }
 
 type polled struct {
-	feed store.Feed
+	feed domain.Feed
 	why  schedule.Why
 	res  fetch.Result
 }
 
-func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]store.Feed, out chan<- polled) {
+func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]domain.Feed, out chan<- polled) {
 	defer close(out)
 	work := make(chan schedule.Poll)
 	var wg sync.WaitGroup
@@ -119,7 +120,7 @@ func (p *pass) startDelay(ctx context.Context) error {
 	return p.opts.Sleep(ctx, d)
 }
 
-func pollRequest(f store.Feed) fetch.Request {
+func pollRequest(f domain.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
 		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
@@ -127,7 +128,7 @@ func pollRequest(f store.Feed) fetch.Request {
 	}
 }
 
-func feedState(f store.Feed) schedule.FeedState {
+func feedState(f domain.Feed) schedule.FeedState {
 	return schedule.FeedState{
 		URL: f.URL, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
 		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
@@ -140,12 +141,12 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	p.sum.FeedsPolled++
 	p.sum.Requests += res.Requests
 	p.sum.Bytes += res.Bytes
-	var entries []store.Entry
+	var entries []domain.Entry
 	if res.Feed != nil {
-		entries = toStoreEntries(res.Feed.Entries)
+		entries = uniqueEntries(res.Feed.Entries)
 	}
 	firstPoll := r.feed.Polls == 0
-	stats, err := p.st.SavePoll(ctx, r.feed.ID, entries, now, func(st store.SaveStats) store.Feed {
+	stats, err := p.st.SavePoll(ctx, r.feed.ID, entries, now, func(st store.SaveStats) domain.Feed {
 		return p.nextRecord(r.feed, res, st, firstPoll)
 	})
 	if err != nil {
@@ -175,23 +176,22 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	return true, nil
 }
 
-func toStoreEntries(in []fetch.Entry) []store.Entry {
-	out := make([]store.Entry, 0, len(in))
+// uniqueEntries drops the repeats of a feed listing one entry twice.
+func uniqueEntries(in []domain.Entry) []domain.Entry {
+	out := make([]domain.Entry, 0, len(in))
 	seen := make(map[string]bool, len(in))
 	for _, e := range in {
-		if seen[e.Key] {
-			continue // a feed listing one entry twice
+		if !seen[e.Key] {
+			seen[e.Key] = true
+			out = append(out, e)
 		}
-		seen[e.Key] = true
-		out = append(out, store.Entry{Key: e.Key, Title: e.Title, Link: e.Link, Content: e.Content,
-			Summary: e.Summary, Author: e.Author, Published: e.Published})
 	}
 	return out
 }
 
 // nextRecord is the feed record after a poll: what was learned, the
 // validators, and the schedule's verdict on the next poll.
-func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) store.Feed {
+func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) domain.Feed {
 	now := p.opts.Now
 	prev := scheduleState(f)
 	f.LastStatus = res.Status
@@ -233,7 +233,7 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 	return f
 }
 
-func (p *pass) notePermanentRedirect(f *store.Feed, res fetch.Result) {
+func (p *pass) notePermanentRedirect(f *domain.Feed, res fetch.Result) {
 	if res.DiscoveredURL != "" && res.DiscoveredURL != f.PollURL() {
 		// The subscribed URL was a web page naming its feed: poll the feed
 		// itself from now on, one request instead of two.
@@ -276,13 +276,13 @@ func classOf(res fetch.Result) schedule.Class {
 	return schedule.Broken
 }
 
-func scheduleState(f store.Feed) schedule.State {
+func scheduleState(f domain.Feed) schedule.State {
 	return schedule.State{LastPoll: f.LastPoll, NextPoll: f.NextPoll, Reason: f.Reason, ErrorCount: f.ErrorCount,
 		FirstError: f.FirstError, RetryPending: f.RetryPending, GoneAt: f.GoneAt, DeadAt: f.DeadAt,
 		OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll}
 }
 
-func applyState(f *store.Feed, s schedule.State) {
+func applyState(f *domain.Feed, s schedule.State) {
 	f.LastPoll, f.NextPoll, f.Reason, f.ErrorCount, f.FirstError = s.LastPoll, s.NextPoll, s.Reason, s.ErrorCount, s.FirstError
 	f.RetryPending, f.GoneAt, f.DeadAt, f.OverflowGap, f.NextExtraPoll = s.RetryPending, s.GoneAt, s.DeadAt, s.OverflowGap, s.NextExtraPoll
 }

@@ -32,7 +32,7 @@ type Options struct {
 
 // Event reports progress of a pass.
 type Event struct {
-	Kind   string // "due", "polled", "digest", "sent"
+	Kind   EventKind
 	Total  int
 	Done   int
 	Failed int
@@ -60,6 +60,16 @@ type Summary struct {
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`
 }
+
+// EventKind says what an Event reports.
+type EventKind string
+
+const (
+	EventDue    EventKind = "due"    // the feeds to poll are chosen: Total
+	EventPolled EventKind = "polled" // a poll is saved: Done of Total, Failed so far, Detail the feed
+	EventDigest EventKind = "digest" // a digest is built: Detail the user and date
+	EventSent   EventKind = "sent"   // a digest is mailed: Detail the user and date
+)
 
 func (o *Options) defaults() {
 	if o.Now.IsZero() {

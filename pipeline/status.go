@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 	"feeddigest/render"
 	"feeddigest/site"
@@ -91,32 +92,14 @@ func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.F
 		rows = append(rows, render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
 			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), State: feedHealth(f), Subscribers: subs[f.URL], Entries: counts[f.URL],
+			Reason: reason(f, now), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
 	return rows, nil
 }
 
-func feedHealth(f store.Feed) string {
-	switch {
-	case !f.GoneAt.IsZero():
-		return "gone"
-	case !f.DeadAt.IsZero():
-		return "dead"
-	case f.ErrorCount > 0:
-		return "failing"
-	case f.PendingURL != "":
-		return "moved to another site?"
-	case f.EffectiveURL != "":
-		return "moved"
-	case f.LastPoll.IsZero():
-		return "new"
-	}
-	return "ok"
-}
-
 // reason says why the next poll waits, or what the user should know.
-func reason(f store.Feed, now time.Time) string {
+func reason(f domain.Feed, now time.Time) string {
 	r := f.Reason
 	if f.PendingURL != "" {
 		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
@@ -184,7 +167,7 @@ func WriteStatusMarkdown(w io.Writer, rows []render.FeedStatus, now time.Time) e
 		for _, r := range rows {
 			c := statusCells(r, now)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n",
-				mdEscape(c.feed), mdEscape(r.State), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
+				mdEscape(c.feed), mdEscape(string(r.State)), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
 		}
 		b.WriteString("\nTimes are in UTC.\n")
 	}
@@ -218,7 +201,7 @@ func statusCells(r render.FeedStatus, now time.Time) cells {
 // deadline at its subscribers' next digest.
 func nextPoll(r render.FeedStatus, now time.Time) string {
 	switch {
-	case r.State == "gone" || r.State == "dead":
+	case r.State.Stopped():
 		return "never"
 	case r.NextPoll.IsZero():
 		return "at next digest"

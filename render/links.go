@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
 )
 
 // maxLinkHosts is how many hosts "Links mentioned" lists.
@@ -119,7 +121,7 @@ func siteRoot(s string) string {
 }
 
 // contentOf is what an entry shows in full: its content, else its summary.
-func contentOf(e Entry) string {
+func contentOf(e domain.Entry) string {
 	if strings.TrimSpace(e.Content) != "" {
 		return e.Content
 	}

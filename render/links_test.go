@@ -3,13 +3,15 @@ package render
 import (
 	"fmt"
 	"testing"
+
+	"feeddigest/domain"
 )
 
 func TestLinksMentioned(t *testing.T) {
 	d := Digest{Groups: []FeedGroup{
 		{
 			FeedURL: "https://www.blog.example/feed", SiteURL: "https://blog.example/",
-			Entries: []Entry{
+			Entries: []domain.Entry{
 				{Link: "/a", Content: `<a href="https://blog.example/about">own site</a>` +
 					`<a href="https://news.example/1">n1</a><a href="https://news.example/1">n1 again</a>` +
 					`<a href="https://news.example/2">n2</a><a href="mailto:x@mail.example">mail</a>` +
@@ -20,7 +22,7 @@ func TestLinksMentioned(t *testing.T) {
 		},
 		{
 			FeedURL: "https://feeds.example/rss",
-			Entries: []Entry{{Summary: `<a href="https://feeds.example/other">feed host</a><a href="https://tools.example/">t</a>`}},
+			Entries: []domain.Entry{{Summary: `<a href="https://feeds.example/other">feed host</a><a href="https://tools.example/">t</a>`}},
 		},
 	}}
 	got := LinksMentioned(d)
@@ -40,7 +42,7 @@ func TestLinksMentionedTopTen(t *testing.T) {
 			content += fmt.Sprintf(`<a href="https://h%02d.example/%d">x</a>`, i, j)
 		}
 	}
-	got := LinksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []Entry{{Content: content}}}}})
+	got := LinksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []domain.Entry{{Content: content}}}}})
 	if len(got) != maxLinkHosts {
 		t.Fatalf("%d hosts, want %d", len(got), maxLinkHosts)
 	}

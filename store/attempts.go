@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"feeddigest/domain"
 )
 
 // A feed whose body kills the process while it is read (a parser bomb, an
@@ -27,7 +29,7 @@ func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) e
 
 // Attempt is a poll that started and never saved its result.
 type Attempt struct {
-	Feed    Feed
+	Feed    domain.Feed
 	Started time.Time
 }
 

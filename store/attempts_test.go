@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"feeddigest/domain"
 )
 
 func TestAttemptMarkLastsUntilThePollIsSaved(t *testing.T) {
 	s, path := openTemp(t)
 	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
 	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
-	for _, f := range []Feed{a, b} {
+	for _, f := range []domain.Feed{a, b} {
 		if err := s.BeginAttempt(ctx, f.ID, t0); err != nil {
 			t.Fatal(err)
 		}

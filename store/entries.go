@@ -5,22 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
-)
 
-// Entry is one stored feed entry.
-type Entry struct {
-	ID        int64
-	FeedID    int64
-	FeedURL   string
-	Key       string // identity within the feed: guid/id, else link, else content hash
-	Title     string
-	Link      string
-	Content   string
-	Summary   string
-	Author    string
-	Published time.Time
-	FirstSeen time.Time
-}
+	"feeddigest/domain"
+)
 
 // SaveStats says what a save found.
 type SaveStats struct {
@@ -34,7 +21,7 @@ type SaveStats struct {
 // before commit leaves the feed due again, never marked done without its
 // entries. Entries already known keep their first-seen time; their text is
 // refreshed but they are not shown again.
-func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []Entry, now time.Time, finish func(SaveStats) Feed) (SaveStats, error) {
+func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []domain.Entry, now time.Time, finish func(SaveStats) domain.Feed) (SaveStats, error) {
 	var st SaveStats
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, e := range entries {
@@ -62,12 +49,12 @@ func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []Entry, now
 }
 
 // UpdateFeed writes a feed record alone.
-func (s *Store) UpdateFeed(ctx context.Context, f Feed) error {
-	_, err := s.SavePoll(ctx, f.ID, nil, time.Time{}, func(SaveStats) Feed { return f })
+func (s *Store) UpdateFeed(ctx context.Context, f domain.Feed) error {
+	_, err := s.SavePoll(ctx, f.ID, nil, time.Time{}, func(SaveStats) domain.Feed { return f })
 	return err
 }
 
-func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now time.Time) (bool, error) {
+func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
 		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now))
@@ -92,7 +79,7 @@ func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now tim
 	return isNew, err
 }
 
-func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
+func updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
 	res, err := tx.ExecContext(ctx, `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
 		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,

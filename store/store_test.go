@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 var ctx = context.Background()
@@ -81,7 +83,7 @@ func TestMigrationsAreVersioned(t *testing.T) {
 	}
 }
 
-func subscribe(t *testing.T, s *Store, subs map[string][]string, now time.Time) map[string]Feed {
+func subscribe(t *testing.T, s *Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
 	t.Helper()
 	if err := s.SyncSubscriptions(ctx, subs, now); err != nil {
 		t.Fatal(err)
@@ -90,20 +92,20 @@ func subscribe(t *testing.T, s *Store, subs map[string][]string, now time.Time) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]Feed{}
+	out := map[string]domain.Feed{}
 	for _, f := range feeds {
 		out[f.URL] = f
 	}
 	return out
 }
 
-func save(t *testing.T, s *Store, f Feed, now time.Time, keys ...string) SaveStats {
+func save(t *testing.T, s *Store, f domain.Feed, now time.Time, keys ...string) SaveStats {
 	t.Helper()
-	var entries []Entry
+	var entries []domain.Entry
 	for _, k := range keys {
-		entries = append(entries, Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k})
+		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k})
 	}
-	st, err := s.SavePoll(ctx, f.ID, entries, now, func(SaveStats) Feed { f.LastPoll = now; return f })
+	st, err := s.SavePoll(ctx, f.ID, entries, now, func(SaveStats) domain.Feed { f.LastPoll = now; return f })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestFeedRecordWrittenLastInOneTransaction(t *testing.T) {
 	s.db.Exec(`CREATE TRIGGER fail_on_boom BEFORE INSERT ON entries WHEN NEW.key = 'id:boom'
 		BEGIN SELECT RAISE(ABORT, 'boom'); END`)
 	f.ETag = `"new"`
-	_, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:ok"}, {Key: "id:boom"}}, t0, func(SaveStats) Feed { return f })
+	_, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:ok"}, {Key: "id:boom"}}, t0, func(SaveStats) domain.Feed { return f })
 	if err == nil {
 		t.Fatal("save should fail")
 	}
@@ -225,8 +227,8 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	for range 200 {
 		long += "<p>Some paragraph of a post.</p>"
 	}
-	if _, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:new", Content: long, Summary: "sum"}}, t0,
-		func(SaveStats) Feed { return f }); err != nil {
+	if _, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:new", Content: long, Summary: "sum"}}, t0,
+		func(SaveStats) domain.Feed { return f }); err != nil {
 		t.Fatal(err)
 	}
 	// A row from before compression: plain text, no blob.
@@ -243,7 +245,7 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Entry{}
+	got := map[string]domain.Entry{}
 	for _, e := range entries {
 		got[e.Key] = e
 	}
@@ -255,8 +257,8 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 func TestDropTextsKeepsIdentityAndPendingDigests(t *testing.T) {
 	s, _ := openTemp(t)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
-	if _, err := s.SavePoll(ctx, f.ID, []Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0,
-		func(SaveStats) Feed { return f }); err != nil {
+	if _, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0,
+		func(SaveStats) domain.Feed { return f }); err != nil {
 		t.Fatal(err)
 	}
 	s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
