@@ -193,7 +193,6 @@ func uniqueEntries(in []domain.Entry) []domain.Entry {
 // validators, and the schedule's verdict on the next poll.
 func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) domain.Feed {
 	now := p.opts.Now
-	prev := scheduleState(f)
 	f.LastStatus = res.Status
 	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, res.IgnoresConditional
 	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
@@ -228,8 +227,7 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 			f.BodyHash = res.BodyHash
 		}
 	}
-	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
-	applyState(&f, next)
+	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, schedule.RandomSalt(p.opts.Rand))
 	return f
 }
 
@@ -274,15 +272,4 @@ func classOf(res fetch.Result) schedule.Class {
 		return schedule.ServerError
 	}
 	return schedule.Broken
-}
-
-func scheduleState(f domain.Feed) schedule.State {
-	return schedule.State{LastPoll: f.LastPoll, NextPoll: f.NextPoll, Reason: f.Reason, ErrorCount: f.ErrorCount,
-		FirstError: f.FirstError, RetryPending: f.RetryPending, GoneAt: f.GoneAt, DeadAt: f.DeadAt,
-		OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll}
-}
-
-func applyState(f *domain.Feed, s schedule.State) {
-	f.LastPoll, f.NextPoll, f.Reason, f.ErrorCount, f.FirstError = s.LastPoll, s.NextPoll, s.Reason, s.ErrorCount, s.FirstError
-	f.RetryPending, f.GoneAt, f.DeadAt, f.OverflowGap, f.NextExtraPoll = s.RetryPending, s.GoneAt, s.DeadAt, s.OverflowGap, s.NextExtraPoll
 }
