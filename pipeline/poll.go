@@ -137,7 +137,7 @@ func feedState(f domain.Feed) schedule.FeedState {
 
 // save stores one poll's result; ok says whether the poll succeeded.
 func (p *pass) save(ctx context.Context, r polled) (bool, error) {
-	res, now := r.res, p.opts.Now
+	res := r.res
 	p.sum.FeedsPolled++
 	p.sum.Requests += res.Requests
 	p.sum.Bytes += res.Bytes
@@ -145,10 +145,7 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	if res.Feed != nil {
 		entries = uniqueEntries(res.Feed.Entries)
 	}
-	firstPoll := r.feed.Polls == 0
-	stats, err := p.st.SavePoll(ctx, r.feed.ID, entries, now, func(st store.SaveStats) domain.Feed {
-		return p.nextRecord(r.feed, res, st, firstPoll)
-	})
+	stats, err := p.record(ctx, r.feed, res, entries)
 	if err != nil {
 		return false, err
 	}
@@ -187,6 +184,26 @@ func uniqueEntries(in []domain.Entry) []domain.Entry {
 		}
 	}
 	return out
+}
+
+// record saves a poll in one transaction: its entries, then the feed
+// record made of what the save found (overflow detection needs it),
+// written last so that a crash before the commit leaves the feed due
+// again, never marked done without its entries.
+func (p *pass) record(ctx context.Context, f domain.Feed, res fetch.Result, entries []domain.Entry) (store.SaveStats, error) {
+	tx, err := p.st.BeginPoll(ctx, f.ID)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	defer tx.Rollback()
+	stats, err := tx.SaveEntries(ctx, entries, p.opts.Now)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	if err := tx.UpdateFeed(ctx, p.nextRecord(f, res, stats, f.Polls == 0)); err != nil {
+		return store.SaveStats{}, err
+	}
+	return stats, tx.Commit()
 }
 
 // nextRecord is the feed record after a poll: what was learned, the

@@ -13,7 +13,7 @@ import (
 // out-of-memory kill) would be polled again by the next run and kill it
 // again, for ever: no pages, no mail for anyone. So a poll is recorded in a
 // commit of its own before its body is parsed (BeginAttempt), and the mark
-// goes with the poll's result (SavePoll). A mark found by the next run is
+// goes with the poll's result (PollTx.UpdateFeed). A mark found by the next run is
 // a poll that never finished: the run died during it.
 
 // BeginAttempt records, committed at once, that a poll of the feed is

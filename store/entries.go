@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,43 +16,74 @@ type SaveStats struct {
 	Known int // entries of the body that were stored already
 }
 
-// SavePoll stores a poll's entries and then the feed record, in one
-// transaction, which also clears the poll's attempt mark (BeginAttempt). The record is made by finish, which sees what the save
-// found (overflow detection needs it), and is written last so that a crash
-// before commit leaves the feed due again, never marked done without its
-// entries. Entries already known keep their first-seen time; their text is
-// refreshed but they are not shown again.
-func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []domain.Entry, now time.Time, finish func(SaveStats) domain.Feed) (SaveStats, error) {
-	var st SaveStats
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, e := range entries {
-			isNew, err := upsertEntry(ctx, tx, feedID, e, now)
-			if err != nil {
-				return fmt.Errorf("store entry %q: %w", e.Key, err)
-			}
-			if isNew {
-				st.New++
-			} else {
-				st.Known++
-			}
-		}
-		f := finish(st)
-		f.ID = feedID
-		if err := endAttempt(ctx, tx, feedID); err != nil {
-			return err
-		}
-		return updateFeed(ctx, tx, f)
-	})
+// PollTx is the transaction that saves one poll of one feed: its
+// entries, then the feed record after the poll, which also clears the
+// poll's attempt mark (BeginAttempt). The record is written last so that
+// a crash before the commit leaves the feed due again, never marked done
+// without its entries.
+type PollTx struct {
+	tx     *sql.Tx
+	feedID int64
+}
+
+// BeginPoll starts saving a poll of the feed. Rollback undoes what was
+// not committed; deferred, it is harmless after Commit.
+func (s *Store) BeginPoll(ctx context.Context, feedID int64) (*PollTx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return SaveStats{}, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+	}
+	return &PollTx{tx: tx, feedID: feedID}, nil
+}
+
+// SaveEntries stores entries of the feed first seen at now and says what
+// it found. Entries already known keep their first-seen time; their text
+// is refreshed but they are not shown again.
+func (t *PollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (SaveStats, error) {
+	var st SaveStats
+	for _, e := range entries {
+		isNew, err := upsertEntry(ctx, t.tx, t.feedID, e, now)
+		if err != nil {
+			return SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
+		}
+		if isNew {
+			st.New++
+		} else {
+			st.Known++
+		}
 	}
 	return st, nil
 }
 
-// UpdateFeed writes a feed record alone.
-func (s *Store) UpdateFeed(ctx context.Context, f domain.Feed) error {
-	_, err := s.SavePoll(ctx, f.ID, nil, time.Time{}, func(SaveStats) domain.Feed { return f })
-	return err
+// UpdateFeed writes the feed record after the poll and clears its
+// attempt mark.
+func (t *PollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
+	if f.ID != t.feedID {
+		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
+	}
+	if err := endAttempt(ctx, t.tx, t.feedID); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	if err := updateFeed(ctx, t.tx, f); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+// Commit makes the poll's save durable.
+func (t *PollTx) Commit() error {
+	if err := t.tx.Commit(); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+// Rollback undoes the save unless it was committed.
+func (t *PollTx) Rollback() error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
 }
 
 func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {

@@ -105,11 +105,29 @@ func save(t *testing.T, s *Store, f domain.Feed, now time.Time, keys ...string) 
 	for _, k := range keys {
 		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k})
 	}
-	st, err := s.SavePoll(ctx, f.ID, entries, now, func(SaveStats) domain.Feed { f.LastPoll = now; return f })
+	st, err := savePoll(s, f.ID, entries, now, func(SaveStats) domain.Feed { f.LastPoll = now; return f })
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// savePoll saves a poll as the pipeline does: entries, then the record
+// that finish makes of what they were, in one transaction.
+func savePoll(s *Store, feedID int64, entries []domain.Entry, now time.Time, finish func(SaveStats) domain.Feed) (SaveStats, error) {
+	tx, err := s.BeginPoll(ctx, feedID)
+	if err != nil {
+		return SaveStats{}, err
+	}
+	defer tx.Rollback()
+	st, err := tx.SaveEntries(ctx, entries, now)
+	if err != nil {
+		return SaveStats{}, err
+	}
+	if err := tx.UpdateFeed(ctx, finish(st)); err != nil {
+		return SaveStats{}, err
+	}
+	return st, tx.Commit()
 }
 
 func TestEntriesStoredOnceWithFirstSeen(t *testing.T) {
@@ -143,7 +161,7 @@ func TestFeedRecordWrittenLastInOneTransaction(t *testing.T) {
 	s.db.Exec(`CREATE TRIGGER fail_on_boom BEFORE INSERT ON entries WHEN NEW.key = 'id:boom'
 		BEGIN SELECT RAISE(ABORT, 'boom'); END`)
 	f.ETag = `"new"`
-	_, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:ok"}, {Key: "id:boom"}}, t0, func(SaveStats) domain.Feed { return f })
+	_, err := savePoll(s, f.ID, []domain.Entry{{Key: "id:ok"}, {Key: "id:boom"}}, t0, func(SaveStats) domain.Feed { return f })
 	if err == nil {
 		t.Fatal("save should fail")
 	}
@@ -227,7 +245,7 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	for range 200 {
 		long += "<p>Some paragraph of a post.</p>"
 	}
-	if _, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:new", Content: long, Summary: "sum"}}, t0,
+	if _, err := savePoll(s, f.ID, []domain.Entry{{Key: "id:new", Content: long, Summary: "sum"}}, t0,
 		func(SaveStats) domain.Feed { return f }); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +275,7 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 func TestDropTextsKeepsIdentityAndPendingDigests(t *testing.T) {
 	s, _ := openTemp(t)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
-	if _, err := s.SavePoll(ctx, f.ID, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0,
+	if _, err := savePoll(s, f.ID, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0,
 		func(SaveStats) domain.Feed { return f }); err != nil {
 		t.Fatal(err)
 	}
