@@ -14,7 +14,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/internal/english"
 	"feeddigest/opml"
-	"feeddigest/store"
+	"feeddigest/pipeline"
 )
 
 // importCmd adds the feeds of an OPML file to one user's feeds in the
@@ -176,7 +176,7 @@ func knownFeeds(ctx context.Context, cfg *config.Config, stderr io.Writer) map[s
 	if _, err := os.Stat(cfg.State); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := pipeline.OpenReader(ctx, cfg)
 	if err == nil {
 		defer st.Close()
 		var feeds []domain.Feed

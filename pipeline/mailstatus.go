@@ -21,7 +21,7 @@ func MailStatus(ctx context.Context, cfg *config.Config, now time.Time) ([]rende
 	if cfg.Email.SMTP == nil {
 		return nil, nil
 	}
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func MailStatus(ctx context.Context, cfg *config.Config, now time.Time) ([]rende
 	return mailStatusRows(ctx, st, now)
 }
 
-func mailStatusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.MailStatus, error) {
+func mailStatusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.MailStatus, error) {
 	digests, err := st.NotSent(ctx, now.Add(-mailStatusWindow))
 	if err != nil {
 		return nil, err

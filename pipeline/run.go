@@ -1,8 +1,8 @@
 // Package pipeline wires one scheduled pass together, in one direction:
 // config -> due users -> feeds to poll -> fetch -> store -> digests ->
 // pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
-// SQL from store, HTML and MIME from render, files through site, SMTP
-// through mail.
+// the state through the store contract (opened in state.go), HTML and
+// MIME from render, files through site, SMTP through mail.
 package pipeline
 
 import (
@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		opts.Policy.HintCap = cfg.Fetch.HintCap
 	}
 	sum := Summary{Now: opts.Now}
-	st, err := store.Open(ctx, cfg.State)
+	st, err := openState(ctx, cfg)
 	if err != nil {
 		return sum, err
 	}
@@ -139,7 +139,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 type pass struct {
 	cfg  *config.Config
 	opts Options
-	st   *store.Store
+	st   store.Store
 	sum  *Summary
 	due  []schedule.Due
 }

@@ -88,7 +88,7 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		if sendErr == nil {
 			p.sum.EmailsSent++
 			p.opts.Progress(Event{Kind: EventSent, Detail: d.User + " " + d.Date})
-			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now, nil); err != nil {
+			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now); err != nil {
 				return err
 			}
 			continue

@@ -43,7 +43,7 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 // of then, not as of the pass, so a pass that polls nothing writes the
 // same page again and leaves the site as it was (the scheduled workflow
 // deploys the site only when it changed).
-func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
+func lastPoll(ctx context.Context, st store.Reader) (time.Time, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return time.Time{}, err
@@ -60,7 +60,7 @@ func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
 // Status reads the feeds' health from the state file, without taking the
 // run lock.
 func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 	return rows, st.Damaged(err)
 }
 
-func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.FeedStatus, error) {
+func statusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,43 +8,33 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/store"
 )
 
-// SaveStats says what a save found.
-type SaveStats struct {
-	New   int // entries stored for the first time
-	Known int // entries of the body that were stored already
-}
-
-// PollTx is the transaction that saves one poll of one feed: its
-// entries, then the feed record after the poll, which also clears the
-// poll's attempt mark (BeginAttempt). The record is written last so that
-// a crash before the commit leaves the feed due again, never marked done
-// without its entries.
-type PollTx struct {
+// pollTx is a store.PollTx: one SQLite transaction.
+type pollTx struct {
 	tx     *sql.Tx
 	feedID int64
 }
 
-// BeginPoll starts saving a poll of the feed. Rollback undoes what was
-// not committed; deferred, it is harmless after Commit.
-func (s *Store) BeginPoll(ctx context.Context, feedID int64) (*PollTx, error) {
+// BeginPoll starts saving a poll of the feed (see store.PollTx).
+func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
 	}
-	return &PollTx{tx: tx, feedID: feedID}, nil
+	return &pollTx{tx: tx, feedID: feedID}, nil
 }
 
 // SaveEntries stores entries of the feed first seen at now and says what
 // it found. Entries already known keep their first-seen time; their text
 // is refreshed but they are not shown again.
-func (t *PollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (SaveStats, error) {
-	var st SaveStats
+func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+	var st store.SaveStats
 	for _, e := range entries {
 		isNew, err := upsertEntry(ctx, t.tx, t.feedID, e, now)
 		if err != nil {
-			return SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
 		}
 		if isNew {
 			st.New++
@@ -57,7 +47,7 @@ func (t *PollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 
 // UpdateFeed writes the feed record after the poll and clears its
 // attempt mark.
-func (t *PollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
+func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 	if f.ID != t.feedID {
 		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
 	}
@@ -71,7 +61,7 @@ func (t *PollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 }
 
 // Commit makes the poll's save durable.
-func (t *PollTx) Commit() error {
+func (t *pollTx) Commit() error {
 	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
@@ -79,7 +69,7 @@ func (t *PollTx) Commit() error {
 }
 
 // Rollback undoes the save unless it was committed.
-func (t *PollTx) Rollback() error {
+func (t *pollTx) Rollback() error {
 	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
@@ -128,7 +118,7 @@ func updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
 		return fmt.Errorf("update feed record: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("update feed record %d: %w", f.ID, ErrNoFeed)
+		return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
 	}
 	return nil
 }

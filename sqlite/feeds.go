@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/store"
 )
 
 const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag, last_modified,
@@ -56,14 +57,11 @@ func (s *Store) Feeds(ctx context.Context) ([]domain.Feed, error) {
 	return feeds, rows.Err()
 }
 
-// ErrNoFeed means no feed record has that URL.
-var ErrNoFeed = errors.New("no such feed")
-
 // Feed returns the record of one subscribed URL.
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
 	f, err := scanFeed(s.db.QueryRowContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = ?", url))
 	if errors.Is(err, sql.ErrNoRows) {
-		return f, fmt.Errorf("%w: %s", ErrNoFeed, url)
+		return f, fmt.Errorf("%w: %s", store.ErrNoFeed, url)
 	}
 	return f, err
 }

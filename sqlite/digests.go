@@ -1,20 +1,16 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/store"
 )
-
-// FirstDigestLimit is how many of a feed's newest entries a user's first
-// digest, or a feed newly added to a user, shows.
-const FirstDigestLimit = 5
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
 	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
@@ -104,12 +100,8 @@ func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Ti
 	return err
 }
 
-// MarkSent records a sent digest (err nil) or a failed attempt to send
-// it (a passing failure; see MarkSendFailed).
-func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time, sendErr error) error {
-	if sendErr != nil {
-		return s.MarkSendFailed(ctx, user, date, now, sendErr.Error(), false)
-	}
+// MarkSent records a digest sent at now.
+func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE digests SET sent_at = ?, send_error = '' WHERE user = ? AND date = ?", unix(now), user, date)
 	return err
 }
@@ -130,12 +122,9 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
-// ErrDigestExists means a digest for that user and date was built already.
-var ErrDigestExists = errors.New("digest already built")
-
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
-// previous digest was built (at most FirstDigestLimit of each feed's
+// previous digest was built (at most store.FirstDigestLimit of each feed's
 // newest for a first digest or a newly added feed), never an entry the
 // user was already given, and notices of feeds that went away or moved.
 func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
@@ -146,7 +135,7 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 			return err
 		}
 		if exists > 0 {
-			return fmt.Errorf("%w: %s %s", ErrDigestExists, user, date)
+			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
 		}
 		var prevBuilt int64
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(built_at), 0) FROM digests WHERE user = ?", user).Scan(&prevBuilt); err != nil {
@@ -194,7 +183,7 @@ const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = 
 // previous digest was built at since (0: none). A feed the user already
 // has brings the entries first seen since then. A feed not yet introduced
 // (the user's first digest, a feed newly added, or one that could not be
-// read until now) brings its FirstDigestLimit newest entries, and the
+// read until now) brings its store.FirstDigestLimit newest entries, and the
 // others are withheld for good: they were first seen before this digest,
 // so a window on first_seen would offer them again next time. A feed not
 // yet read at all stays unintroduced, so that its backlog, when it comes,
@@ -252,12 +241,12 @@ func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int
 func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) ([]int64, error) {
 	const candidates = `SELECT e.id FROM entries e WHERE e.feed_id = ?2 AND e.first_seen <= ?3 AND ` +
 		notGivenTo + ` ORDER BY ` + newestFirst
-	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", FirstDigestLimit), user, feedID, now)
+	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO withheld_entries (user, entry_id) `+
-		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", FirstDigestLimit),
+		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", store.FirstDigestLimit),
 		user, feedID, now); err != nil {
 		return nil, fmt.Errorf("withhold older entries: %w", err)
 	}
@@ -318,19 +307,8 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 	return out, rows.Err()
 }
 
-// DigestEntries returns the entries of one digest, grouped by feed URL in
-// subscription order, newest first within a feed.
-func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]domain.Entry, error) {
-	entries, _, err := s.DigestListing(ctx, user, date, 0)
-	return entries, err
-}
-
-// DigestListing returns what a digest lists: at most perFeed of each
-// feed's newest entries in it (all when perFeed <= 0), ordered as
-// DigestEntries orders them, and for each feed URL how many more entries
-// the digest holds beyond those. The others were delivered with the
-// digest all the same (they never show in a later one); only their texts
-// are not read.
+// DigestListing returns what a digest lists (see store.Reader): at most
+// perFeed of each feed's newest entries, and how many more per feed URL.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
 		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
