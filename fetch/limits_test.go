@@ -159,18 +159,18 @@ func TestParseKeepsMaxEntries(t *testing.T) {
 func TestParseTurnsShareABudget(t *testing.T) {
 	c := New(Options{})
 	big := []byte(`<rss><channel><item>` + strings.Repeat("<a/>", MaxNodes) + `</item></channel></rss>`)
-	release1, _ := c.parseTurn(context.Background(), Request{}, big)
-	release2, _ := c.parseTurn(context.Background(), Request{}, big)
+	release1, _ := c.parseTurn(context.Background(), big)
+	release2, _ := c.parseTurn(context.Background(), big)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := c.parseTurn(ctx, Request{}, []byte(nested(10))); err == nil {
+	if _, err := c.parseTurn(ctx, []byte(nested(10))); err == nil {
 		t.Fatal("a third turn was given while two bodies at the bound were being parsed")
 	}
 	release1()
 	release1() // twice is once
 	small := []byte(nested(10))
 	for range 1000 {
-		if _, err := c.parseTurn(context.Background(), Request{}, small); err != nil {
+		if _, err := c.parseTurn(context.Background(), small); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -85,9 +85,7 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 			defer wg.Done()
 			for job := range work {
 				f := byURL[job.URL]
-				req := pollRequest(f)
-				req.BeforeParse = func() error { return p.st.BeginAttempt(ctx, f.ID, p.opts.Now) }
-				res := client.Poll(ctx, req, p.opts.Now)
+				res := p.pollFeed(ctx, client, f)
 				if ctx.Err() != nil {
 					// Interrupted: the feed did not fail, we stopped
 					// listening. Its record stays as it was, due again.
@@ -105,6 +103,19 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 	}
 	close(work)
 	wg.Wait()
+}
+
+// pollFeed polls one feed. A body is read only once the poll is recorded
+// (see store.Store.BeginAttempt): a run that dies reading it is known to
+// the next, which does not read it again at once.
+func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) fetch.Result {
+	fetched := client.Fetch(ctx, pollRequest(f), p.opts.Now)
+	if fetched.BodyWaiting() {
+		if err := p.st.BeginAttempt(ctx, f.ID, p.opts.Now); err != nil {
+			return fetched.Abandon(err)
+		}
+	}
+	return client.Read(ctx, fetched)
 }
 
 func (p *pass) startDelay(ctx context.Context) error {
