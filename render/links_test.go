@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"feeddigest/domain"
 )
@@ -25,13 +26,13 @@ func TestLinksMentioned(t *testing.T) {
 			Entries: []domain.Entry{{Summary: `<a href="https://feeds.example/other">feed host</a><a href="https://tools.example/">t</a>`}},
 		},
 	}}
-	got := LinksMentioned(d)
+	got := linksMentioned(d)
 	want := []HostCount{
 		{Host: "news.example", URL: "https://news.example/", Count: 3},
 		{Host: "tools.example", URL: "http://tools.example:8080/", Count: 2},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("LinksMentioned = %v, want %v", got, want)
+		t.Errorf("linksMentioned = %v, want %v", got, want)
 	}
 }
 
@@ -42,11 +43,24 @@ func TestLinksMentionedTopTen(t *testing.T) {
 			content += fmt.Sprintf(`<a href="https://h%02d.example/%d">x</a>`, i, j)
 		}
 	}
-	got := LinksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []domain.Entry{{Content: content}}}}})
+	got := linksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []domain.Entry{{Content: content}}}}})
 	if len(got) != maxLinkHosts {
 		t.Fatalf("%d hosts, want %d", len(got), maxLinkHosts)
 	}
 	if got[0].Host != "h14.example" || got[0].Count != 15 || got[9].Host != "h05.example" {
 		t.Errorf("wrong order: %v", got)
 	}
+}
+
+// linksMentioned is the link graph of a digest: the outside hosts its
+// entries link to most, most linked first. A host is outside when it is
+// neither the entry's own host nor its feed's (URL or home page): those
+// links are the author's own navigation, not mentions.
+func linksMentioned(d Digest) []HostCount {
+	var src []linkSource
+	for _, g := range d.Groups {
+		_, s := newGroupView(g, time.UTC)
+		src = append(src, s...)
+	}
+	return linkGraph(src)
 }

@@ -79,9 +79,6 @@ func RandomSalt(rng *rand.Rand) Salt {
 	}
 }
 
-// NoSalt is for tests that want exact deadlines.
-func NoSalt(time.Duration) time.Duration { return 0 }
-
 // Next is the feed's schedule after a poll with outcome o at now.
 func (p Policy) Next(prev domain.Schedule, o Outcome, now time.Time, salt Salt) domain.Schedule {
 	s := prev

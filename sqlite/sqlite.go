@@ -115,9 +115,6 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Path is the state file's path.
-func (s *Store) Path() string { return s.path }
-
 // unix stores a time as Unix seconds, the zero time as 0.
 func unix(t time.Time) int64 {
 	if t.IsZero() {
@@ -173,9 +170,9 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
-	if version != SchemaVersion {
+	if version != schemaVersion {
 		db.Close()
-		return nil, fmt.Errorf("state %s has schema %d, this program reads %d: run `feeddigest run` once to migrate", path, version, SchemaVersion)
+		return nil, fmt.Errorf("state %s has schema %d, this program reads %d: run `feeddigest run` once to migrate", path, version, schemaVersion)
 	}
 	return &Store{db: db, path: path}, nil
 }

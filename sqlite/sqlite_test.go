@@ -87,8 +87,8 @@ func TestMigrationsAreVersioned(t *testing.T) {
 	s, path := openTemp(t)
 	var v int
 	s.db.QueryRow("PRAGMA user_version").Scan(&v)
-	if v != SchemaVersion {
-		t.Fatalf("user_version %d, want %d", v, SchemaVersion)
+	if v != schemaVersion {
+		t.Fatalf("user_version %d, want %d", v, schemaVersion)
 	}
 	s.Close()
 	s2, err := Open(ctx, path) // reopening migrates nothing and keeps data
