@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
+
+	"feeddigest/domain"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
@@ -64,7 +66,7 @@ func sampleDigest(t testing.TB) Digest {
 				FeedURL:  "https://blog.example.org/feed.xml",
 				FeedName: "Example <b>Blog</b>",
 				SiteURL:  "https://blog.example.org/",
-				Entries: []Entry{
+				Entries: []domain.Entry{
 					{
 						Title:     "Hello <em>world</em>",
 						Link:      "/posts/hello",
@@ -84,7 +86,7 @@ func sampleDigest(t testing.TB) Digest {
 			},
 			{
 				FeedURL: "https://news.example.net/rss",
-				Entries: []Entry{
+				Entries: []domain.Entry{
 					{
 						Title:     "Links of the week",
 						Link:      "https://news.example.net/2020/links",
@@ -96,8 +98,8 @@ func sampleDigest(t testing.TB) Digest {
 			},
 		},
 		Notices: []Notice{
-			{FeedURL: "https://old.example.com/feed", FeedName: "Old Blog", Kind: "gone"},
-			{FeedURL: "https://moving.example.com/rss", FeedName: "Moving Blog", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"},
+			{Notice: domain.Notice{FeedURL: "https://old.example.com/feed", Kind: "gone"}, FeedName: "Old Blog"},
+			{Notice: domain.Notice{FeedURL: "https://moving.example.com/rss", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"}, FeedName: "Moving Blog"},
 		},
 	}
 }

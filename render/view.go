@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
@@ -135,7 +136,7 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	return gv, src
 }
 
-func newEntryView(e Entry, g FeedGroup, name string, loc *time.Location) entryView {
+func newEntryView(e domain.Entry, g FeedGroup, name string, loc *time.Location) entryView {
 	link := EntryURL(g.FeedURL, e.Link)
 	ev := entryView{
 		Title:    DisplayTitle(e),
@@ -172,11 +173,11 @@ func metaText(ev entryView) string {
 
 // noticeTexts complete "<feed name> ..." for each kind of notice; a NewURL
 // follows the text when there is one.
-var noticeTexts = map[string]string{
-	"gone":   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
-	"moved":  "has moved for good and is now polled at its new address:",
-	"dead":   "has failed for 90 days and is no longer polled.",
-	"origin": "now redirects to another site. Please check it is still the feed you want:",
+var noticeTexts = map[domain.NoticeKind]string{
+	domain.NoticeGone:   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
+	domain.NoticeMoved:  "has moved for good and is now polled at its new address:",
+	domain.NoticeDead:   "has failed for 90 days and is no longer polled.",
+	domain.NoticeOrigin: "now redirects to another site. Please check it is still the feed you want:",
 }
 
 func newNoticeView(n Notice) noticeView {

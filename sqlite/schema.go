@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -139,8 +139,8 @@ var migrations = []string{
 	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
 }
 
-// SchemaVersion is the version a migrated file has.
-var SchemaVersion = len(migrations)
+// schemaVersion is the version a migrated file has.
+var schemaVersion = len(migrations)
 
 func (s *Store) migrate(ctx context.Context) error {
 	var version int
