@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/config"
 	"feeddigest/domain"
-	"feeddigest/sqlite"
 )
 
 const tinyRSS = `<rss version="2.0"><channel><title>%s</title><item><guid>%s</guid><title>Post</title><link>https://site.example/%s</link></item></channel></rss>`
@@ -39,7 +39,7 @@ func (h *hits) get(path string) int {
 
 func feedRecord(t *testing.T, statePath, url string) domain.Feed {
 	t.Helper()
-	st, err := sqlite.OpenReader(context.Background(), statePath)
+	st, err := OpenReader(context.Background(), &config.Config{State: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}

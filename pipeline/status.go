@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -82,10 +81,10 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 // lock. Before the first run there is no state file: every user's first
 // digest is due.
 func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.UserStatus, error) {
-	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
+	st, err := OpenReader(ctx, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
 		return userRows(ctx, cfg, nil, now)
 	}
-	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,303 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"feeddigest/domain"
+	"feeddigest/store"
+)
+
+const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
+	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
+
+func scanDigest(row pgx.Row) (domain.Digest, error) {
+	var d domain.Digest
+	var notices []byte
+	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
+		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, &d.SendAttempts, timeOf{&d.SendFailedAt},
+		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy); err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(notices, &d.Notices); err != nil {
+		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	return d, nil
+}
+
+func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Digest, error) { return scanDigest(row) })
+	if err != nil {
+		return nil, fmt.Errorf("list digests: %w", err)
+	}
+	return out, nil
+}
+
+// HasDigest says whether user already has a digest for the local date.
+func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) {
+	var has bool
+	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)", user, date).Scan(&has)
+	if err != nil {
+		return false, fmt.Errorf("look up digest: %w", err)
+	}
+	return has, nil
+}
+
+// Digests lists a user's digests, newest date first.
+func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE user_name = $1 ORDER BY date DESC", user)
+}
+
+// Unrendered lists digests whose pages are not written yet, oldest first.
+func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE rendered_at IS NULL ORDER BY built_at, user_name")
+}
+
+// Unsent lists digests that want sending, are not sent yet, were not
+// given up, and whose last attempt (if any) failed cleanly; oldest first.
+func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
+		ORDER BY built_at, user_name`)
+}
+
+// NotSent lists every digest that wants sending and is not sent: those
+// still to be tried, those cut off by a crash, and those given up at or
+// after since; oldest first.
+func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
+		ORDER BY built_at, user_name`, orEpoch(since))
+}
+
+// InterruptedSends lists digests whose send was cut off by a crash.
+func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name")
+}
+
+func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any) error {
+	n := len(args)
+	_, err := s.pool.Exec(ctx, fmt.Sprintf("UPDATE digests SET %s WHERE user_name = $%d AND date = $%d", set, n-1, n), args...)
+	if err != nil {
+		return fmt.Errorf("%s %s %s: %w", what, args[n-2], args[n-1], err)
+	}
+	return nil
+}
+
+// BeginSend records, before the SMTP conversation, that a send started.
+func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
+	return s.updateDigest(ctx, "begin sending", "send_started = $1", at(now), user, date)
+}
+
+// MarkRendered records that a digest's pages (and outbox file) are written.
+func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Time) error {
+	return s.updateDigest(ctx, "mark rendered", "rendered_at = $1", at(now), user, date)
+}
+
+// MarkSent records a digest sent at now.
+func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) error {
+	return s.updateDigest(ctx, "mark sent", "sent_at = $1, send_error = ''", at(now), user, date)
+}
+
+// MarkSendFailed records a failed attempt to send a digest at now: one
+// more attempt, its error, and whether the failure was permanent.
+func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error {
+	return s.updateDigest(ctx, "record the failed send of", `send_error = $1, send_started = NULL,
+		send_attempts = send_attempts + 1, send_failed_at = $2, send_permanent = $3`, why, at(now), permanent, user, date)
+}
+
+// GiveUpSend stops all further attempts to send a digest; why says so to
+// the people reading status. Its page stays.
+func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error {
+	return s.updateDigest(ctx, "give up sending", "send_given_up = $1, send_given_up_why = $2", at(now), why, user, date)
+}
+
+// BuildDigest records the digest of user for date, built at now, in one
+// transaction (see store.Store).
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+	now = now.UTC().Truncate(time.Second)
+	d := domain.Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The user's row lock: one build of the user's digests at a time,
+		// whichever run asks (the window starts at the previous build).
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", lockClass, "digest:"+user); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)",
+			user, date).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
+		}
+		if err := tx.QueryRow(ctx, "SELECT max(built_at) FROM digests WHERE user_name = $1", user).Scan(timeOf{&d.Since}); err != nil {
+			return err
+		}
+		ids, err := digestEntryIDs(ctx, tx, user, d.Since, now)
+		if err != nil {
+			return err
+		}
+		if d.Notices, err = digestNotices(ctx, tx, user, d.Since, now); err != nil {
+			return err
+		}
+		if d.Notices == nil {
+			d.Notices = []domain.Notice{}
+		}
+		d.EntryCount = len(ids)
+		notices, _ := json.Marshal(d.Notices)
+		if _, err := tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, user, date, at(d.Since), at(now), string(notices), len(ids), sendWanted); err != nil {
+			if isUniqueViolation(err) {
+				return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
+			}
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO digest_entries (user_name, date, entry_id)
+			SELECT $1, $2, unnest($3::bigint[])`, user, date, ids)
+		return err
+	})
+	if err != nil {
+		return domain.Digest{}, fmt.Errorf("build digest %s %s: %w", user, date, err)
+	}
+	return d, nil
+}
+
+// newestFirst orders entries by their date, falling back to first-seen
+// time, and keeps feed order (insertion order) among equals.
+const newestFirst = "COALESCE(e.published, e.first_seen) DESC, e.id ASC"
+
+// notGivenTo filters out the entries the user ($1) was shown or passed over.
+const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = $1 AND de.entry_id = e.id)
+	AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = $1 AND w.entry_id = e.id)`
+
+// digestEntryIDs chooses the entries of user's digest built at now, whose
+// previous digest was built at since (zero: none); see the SQLite state's
+// function of the same name for the rules.
+func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]int64, error) {
+	type sub struct {
+		feed             int64
+		introduced, read bool
+	}
+	rows, _ := tx.Query(ctx, `SELECT s.feed_id, s.introduced_at IS NOT NULL,
+		f.last_success IS NOT NULL OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
+		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_name = $1 ORDER BY s.feed_id`, user)
+	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sub, error) {
+		var s sub
+		err := row.Scan(&s.feed, &s.introduced, &s.read)
+		return s, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, s := range subs {
+		var got []int64
+		switch {
+		case s.introduced:
+			// Entries at exactly `since` count again (>=), as in SQLite:
+			// notGivenTo keeps the last digest's from showing twice.
+			got, err = queryIDs(ctx, tx, `SELECT e.id FROM entries e WHERE e.feed_id = $2
+				AND e.first_seen >= $3 AND e.first_seen <= $4 AND `+notGivenTo+` ORDER BY `+newestFirst,
+				user, s.feed, orEpoch(since), now)
+		case s.read:
+			got, err = introduce(ctx, tx, user, s.feed, now)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+// introduce picks the newest entries of a feed new to user's digests and
+// withholds the rest from the user.
+func introduce(ctx context.Context, tx pgx.Tx, user string, feedID int64, now time.Time) ([]int64, error) {
+	const candidates = ` FROM entries e WHERE e.feed_id = $2 AND e.first_seen <= $3 AND ` + notGivenTo +
+		` ORDER BY ` + newestFirst
+	ids, err := queryIDs(ctx, tx, "SELECT e.id"+candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, e.id"+candidates+
+		fmt.Sprintf(" OFFSET %d", store.FirstDigestLimit), user, feedID, now); err != nil {
+		return nil, fmt.Errorf("withhold older entries: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE subscriptions SET introduced_at = $1 WHERE user_name = $2 AND feed_id = $3",
+		now, user, feedID); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+func queryIDs(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {
+	rows, _ := tx.Query(ctx, query, args...)
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// digestNotices finds the user's feeds whose fate changed in (since, now].
+func digestNotices(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Notice, error) {
+	rows, err := tx.Query(ctx, `SELECT f.url, f.effective_url, f.pending_url, f.gone_at, f.dead_at,
+		f.moved_at, f.origin_flag_at, f.last_error FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user_name = $1 ORDER BY f.url`, user)
+	if err != nil {
+		return nil, err
+	}
+	in := func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
+	var out []domain.Notice
+	var url, eff, pending, lastErr string
+	var gone, dead, moved, origin time.Time
+	_, err = pgx.ForEachRow(rows, []any{&url, &eff, &pending, timeOf{&gone}, timeOf{&dead}, timeOf{&moved}, timeOf{&origin}, &lastErr},
+		func() error {
+			switch {
+			case in(gone):
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeGone})
+			case in(dead):
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeDead, Detail: "last error: " + lastErr})
+			}
+			if in(moved) {
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeMoved, NewURL: eff})
+			}
+			if in(origin) && pending != "" {
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeOrigin, NewURL: pending})
+			}
+			return nil
+		})
+	return out, err
+}
+
+// DigestListing returns what a digest lists (see store.Reader): at most
+// perFeed of each feed's newest entries, and how many more per feed URL.
+func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, COALESCE(t.content, ''),
+		COALESCE(t.summary, ''), e.author, e.published, e.first_seen, r.total FROM (
+			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
+			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2
+		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
+		LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, user, date, perFeed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
+	}
+	var out []domain.Entry
+	more := map[string]int{}
+	var e domain.Entry
+	var total int
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
+		&e.Summary, &e.Author, timeOf{&e.Published}, timeOf{&e.FirstSeen}, &total}, func() error {
+		if perFeed > 0 && total > perFeed {
+			more[e.FeedURL] = total - perFeed
+		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
+	}
+	return out, more, nil
+}
