@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"feeddigest/config"
+	"feeddigest/pipeline"
 )
 
 // command is one feeddigest command: what help says about it, the flags
@@ -39,6 +41,7 @@ type options struct {
 	summary string
 	out     string
 	user    string
+	lease   time.Duration
 }
 
 // invocation is one command as it was typed.
@@ -97,7 +100,8 @@ func init() {
 			name: "run", args: "[CONFIG]", configArg: true, summary: "one scheduled pass: poll, build the digests that are due, write, mail",
 			about: "One scheduled pass, the job to run every hour (cron, a systemd timer, GitHub Actions): polls, politely, " +
 				"the feeds of the users whose digest hour has come, builds their digests, writes the pages and the outbox, " +
-				"and sends mail. A second run in the same hour does nothing. Exit 0 when the pass completed, even if feeds failed.",
+				"and sends mail. A second run in the same hour does nothing. Exit 0 when the pass completed, even if feeds failed. " +
+				"With a PostgreSQL state, runs started at once (on one machine or many) share the pass instead of excluding each other.",
 			example: "feeddigest run\nfeeddigest run -v my.toml\nfeeddigest run -now 2026-11-22T00:05:00Z -summary \"$GITHUB_STEP_SUMMARY\"",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
@@ -105,6 +109,8 @@ func init() {
 				fs.BoolVar(&o.verbose, "v", false, "log each step (log/slog) on stderr")
 				fs.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout")
 				fs.StringVar(&o.summary, "summary", "", "also append the summary and the feeds' status as Markdown to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
+				fs.DurationVar(&o.lease, "lease", pipeline.DefaultLease, "with a PostgreSQL state, runs share each pass: a run that dies leaves its work "+
+					"to the others after `DURATION`")
 			},
 			run: runCmd,
 		},

@@ -47,6 +47,7 @@ func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.S
 		Log:          slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: level})),
 		SMTPPassword: os.Getenv("FEEDDIGEST_SMTP_PASSWORD"),
 		Progress:     pipeline.ProgressPrinter(inv.stderr),
+		Lease:        inv.opts.lease,
 	}
 	sum, err := pipeline.Run(ctx, cfg, opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 
@@ -10,6 +11,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/render"
 	"feeddigest/site"
+	"feeddigest/store"
 )
 
 // buildDigests records the digest of every due user, each in one
@@ -42,23 +44,9 @@ func (p *pass) render(ctx context.Context) error {
 		return err
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
-	touched := map[string]bool{}
-	for _, d := range pending {
-		u, ok := p.cfg.User(d.User)
-		if !ok {
-			continue // user removed from the config: nowhere to show it
-		}
-		rd, err := p.renderDigest(ctx, d, *u, feeds)
-		if err != nil {
-			return err
-		}
-		if err := p.writeDigest(pub, rd); err != nil {
-			return err
-		}
-		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
-			return err
-		}
-		touched[d.User] = true
+	touched, err := p.writePending(ctx, pub, pending, feeds)
+	if err != nil {
+		return err
 	}
 	for _, u := range p.cfg.Users {
 		if touched[u.Name] || !pub.HasUserIndex(u.Name) {
@@ -70,6 +58,60 @@ func (p *pass) render(ctx context.Context) error {
 	return p.writeStatus(ctx, pub)
 }
 
+// writePending writes the pages (and outbox files) of digests not written
+// yet, and says whose.
+func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]bool, error) {
+	touched := map[string]bool{}
+	for _, d := range pending {
+		u, ok := p.cfg.User(d.User)
+		if !ok {
+			continue // user removed from the config: nowhere to show it
+		}
+		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		if err != nil {
+			return touched, err
+		}
+		if err := p.writeDigest(pub, rd); err != nil {
+			return touched, err
+		}
+		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
+			return touched, err
+		}
+		touched[d.User] = true
+	}
+	return touched, nil
+}
+
+// renderUser writes the pages of user's digests not written yet, and the
+// user's index and feed: what the run that built a digest of a shared
+// pass writes. Feed names are read as the pages need them.
+func (p *pass) renderUser(ctx context.Context, user string) error {
+	u, ok := p.cfg.User(user)
+	if !ok {
+		return nil
+	}
+	all, err := p.st.Unrendered(ctx)
+	if err != nil {
+		return err
+	}
+	var pending []domain.Digest
+	for _, d := range all {
+		if d.User == user {
+			pending = append(pending, d)
+		}
+	}
+	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	feeds := map[string]feedInfo{}
+	touched, err := p.writePending(ctx, pub, pending, feeds)
+	if err != nil {
+		return err
+	}
+	if touched[user] || !pub.HasUserIndex(user) {
+		return p.writeUserIndex(ctx, pub, *u, feeds)
+	}
+	return nil
+}
+
 func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 	page, err := render.DigestPage(d)
 	if err != nil {
@@ -78,7 +120,9 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 	if err := pub.DigestPage(d.User, d.Date, bytes.NewReader(page)); err != nil {
 		return err
 	}
+	p.mu.Lock()
 	p.sum.PagesWritten++
+	p.mu.Unlock()
 	if !pub.KeepsOutbox() || d.Email == "" {
 		return nil // no outbox, or nobody to write to
 	}
@@ -143,6 +187,20 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	return out, nil
 }
 
+// lookUpName adds the name of the feed at url to feeds, unless it is
+// there: a shared pass reads only the names its pages show.
+func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url string) error {
+	if _, ok := feeds[url]; ok {
+		return nil
+	}
+	f, err := p.st.Feed(ctx, url)
+	if errors.Is(err, store.ErrNoFeed) {
+		f, err = domain.Feed{URL: url}, nil
+	}
+	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL}
+	return err
+}
+
 func feedName(f domain.Feed) string {
 	if f.Title != "" {
 		return f.Title
@@ -162,6 +220,16 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 	entries, more, err := p.st.DigestListing(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
+	}
+	for _, e := range entries {
+		if err := p.lookUpName(ctx, feeds, e.FeedURL); err != nil {
+			return render.Digest{}, err
+		}
+	}
+	for _, n := range d.Notices {
+		if err := p.lookUpName(ctx, feeds, n.FeedURL); err != nil {
+			return render.Digest{}, err
+		}
 	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"feeddigest/config"
@@ -29,7 +30,14 @@ type Options struct {
 	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
 	Progress     func(Event)                                // optional progress reports
 	SMTPPassword string
+	// Lease is how long the claims of a run sharing a pass (PostgreSQL)
+	// outlive the run: it renews them while it lives, and the work of a
+	// run that died is taken over once they lapse. 0: DefaultLease.
+	Lease time.Duration
 }
+
+// DefaultLease is the default length of a shared pass's claims.
+const DefaultLease = 30 * time.Second
 
 // Event reports progress of a pass.
 type Event struct {
@@ -96,6 +104,9 @@ func (o *Options) defaults() {
 	if o.Progress == nil {
 		o.Progress = func(Event) {}
 	}
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -124,6 +135,15 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	defer st.Close()
 	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
+	if co, ok := st.(store.Coordinator); ok {
+		// A state that runs share (PostgreSQL): this run is one of the
+		// pass's workers.
+		p.coordinator = co
+		if err := p.shared(ctx); err != nil {
+			return sum, st.Damaged(err)
+		}
+		return sum, nil
+	}
 	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.render, p.send, p.prune}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
@@ -141,8 +161,15 @@ type pass struct {
 	cfg  *config.Config
 	opts Options
 	st   store.Store
-	sum  *Summary
-	due  []schedule.Due
+	// coordinator is st when the state is shared by several runs at once
+	// (see shared.go), nil otherwise.
+	coordinator store.Coordinator
+	// mu guards sum, and the progress reports, when polls and digests are
+	// saved from several goroutines (a shared pass); randMu guards
+	// opts.Rand.
+	mu, randMu sync.Mutex
+	sum        *Summary
+	due        []schedule.Due
 	// daily are the weekly users between digests, whose feeds are still
 	// polled once a day.
 	daily []schedule.DailyPoll

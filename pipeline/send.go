@@ -9,6 +9,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/mail"
 	"feeddigest/render"
+	"feeddigest/store"
 )
 
 // send mails the digests that want sending and are due a try (see
@@ -40,6 +41,34 @@ func (p *pass) send(ctx context.Context) error {
 	return p.noteMailProblems(ctx)
 }
 
+// sendTo mails user's digests that want sending and are due a try, as
+// send does for everyone: what the run that built a digest of a shared
+// pass does.
+func (p *pass) sendTo(ctx context.Context, user string) error {
+	if p.cfg.Email.SMTP == nil {
+		return nil
+	}
+	all, err := p.st.Unsent(ctx)
+	if err != nil {
+		return err
+	}
+	var unsent []domain.Digest
+	for _, d := range all {
+		if d.User == user {
+			unsent = append(unsent, d)
+		}
+	}
+	plan := planSends(p.mailable(unsent), p.opts.Now)
+	for _, g := range plan.giveUp {
+		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
+			"last_error", g.digest.SendError)
+		if err := p.st.GiveUpSend(ctx, g.digest.User, g.digest.Date, p.opts.Now, g.why); err != nil {
+			return err
+		}
+	}
+	return p.deliver(ctx, plan.send)
+}
+
 // mailable keeps the digests of users who are still in the config, with
 // an address.
 func (p *pass) mailable(digests []domain.Digest) []domain.Digest {
@@ -64,10 +93,7 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	if err != nil {
 		return err
 	}
-	feeds, err := p.feedNames(ctx)
-	if err != nil {
-		return err
-	}
+	feeds := map[string]feedInfo{} // read as the messages need them
 	for i, d := range digests {
 		u, _ := p.cfg.User(d.User)
 		rd, err := p.renderDigest(ctx, d, *u, feeds)
@@ -78,7 +104,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		if err != nil {
 			return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 		}
-		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); err != nil {
+		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); errors.Is(err, store.ErrSendTaken) {
+			continue // another run of a shared pass is sending it
+		} else if err != nil {
 			return err
 		}
 		// An interrupt must not cut a conversation in half: the server may
@@ -86,8 +114,10 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		// own timeout.
 		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
 		if sendErr == nil {
+			p.mu.Lock()
 			p.sum.EmailsSent++
 			p.opts.Progress(Event{Kind: EventSent, Detail: d.User + " " + d.Date})
+			p.mu.Unlock()
 			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now); err != nil {
 				return err
 			}
@@ -102,7 +132,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 			failed = digests[i:]
 		}
 		for _, f := range failed {
+			p.mu.Lock()
 			p.sum.SendFailures++
+			p.mu.Unlock()
 			p.opts.Log.Warn("send failed", "user", f.User, "date", f.Date, "permanent", permanent, "error", sendErr)
 			if err := p.st.MarkSendFailed(ctx, f.User, f.Date, p.opts.Now, sendErr.Error(), permanent); err != nil {
 				return err

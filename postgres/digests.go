@@ -88,8 +88,18 @@ func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any)
 }
 
 // BeginSend records, before the SMTP conversation, that a send started.
+// ErrSendTaken when one has begun already (in any run), or the digest
+// was sent: the update is the claim.
 func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
-	return s.updateDigest(ctx, "begin sending", "send_started = $1", at(now), user, date)
+	tag, err := s.pool.Exec(ctx, `UPDATE digests SET send_started = $1 WHERE user_name = $2 AND date = $3
+		AND send_started IS NULL AND sent_at IS NULL`, at(now), user, date)
+	if err != nil {
+		return fmt.Errorf("begin sending %s %s: %w", user, date, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
+	}
+	return nil
 }
 
 // MarkRendered records that a digest's pages (and outbox file) are written.

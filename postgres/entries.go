@@ -169,8 +169,8 @@ func (s *Store) Compact(context.Context) error { return nil }
 // BeginAttempt records, committed at once, that a poll of the feed is
 // about to read its body.
 func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO poll_attempts (feed_id, started) VALUES ($1, $2)
-		ON CONFLICT (feed_id) DO UPDATE SET started = EXCLUDED.started`, feedID, at(now))
+	_, err := s.pool.Exec(ctx, `INSERT INTO poll_attempts (feed_id, started, worker) VALUES ($1, $2, $3)
+		ON CONFLICT (feed_id) DO UPDATE SET started = EXCLUDED.started, worker = EXCLUDED.worker`, feedID, at(now), s.worker)
 	if err != nil {
 		return fmt.Errorf("record the poll of feed %d: %w", feedID, err)
 	}
@@ -178,10 +178,11 @@ func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) e
 }
 
 // UnfinishedAttempts returns the polls started by a run that died before
-// saving them, by feed URL.
+// saving them, by feed URL: the marks of runs that are not alive (see
+// passes.go); those of runs still at work are theirs.
 func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error) {
 	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+`, a.started
-		FROM feeds JOIN poll_attempts a ON a.feed_id = feeds.id ORDER BY url`)
+		FROM feeds JOIN poll_attempts a ON a.feed_id = feeds.id WHERE NOT `+aliveOwner("a.worker")+` ORDER BY url`)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Attempt, error) {
 		var a store.Attempt
 		var err error
@@ -194,10 +195,11 @@ func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error)
 	return out, nil
 }
 
-// DropAttempts forgets every mark: for a pass that stopped polling on
-// purpose (interrupted), whose unfinished polls did not fail.
+// DropAttempts forgets the marks of this run and of runs that are not
+// alive: for a pass that stopped polling on purpose (interrupted), whose
+// unfinished polls did not fail. Those of runs still at work stay.
 func (s *Store) DropAttempts(ctx context.Context) error {
-	if _, err := s.pool.Exec(ctx, "DELETE FROM poll_attempts"); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM poll_attempts a WHERE a.worker = $1 OR NOT `+aliveOwner("a.worker"), s.worker); err != nil {
 		return fmt.Errorf("forget unfinished polls: %w", err)
 	}
 	return nil

@@ -11,9 +11,12 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -25,15 +28,23 @@ import (
 	"feeddigest/store"
 )
 
-// Store is an open PostgreSQL state.
+// Store is an open PostgreSQL state. Several runs open the same
+// database at once and share its passes (see passes.go); each is a
+// worker with an identity of its own.
 type Store struct {
 	pool *pgxpool.Pool
 	name string // the database, as shown in messages: host, port and name, never a password
-	// lock is the connection holding the run lock (Open), nil for a reader.
-	lock *pgx.Conn
+	// worker names this run in claims and poll marks: host, process, and
+	// a random part.
+	worker string
+	// heartbeat renews the worker's lease once the run has joined a pass;
+	// stopHeartbeat ends it.
+	stopHeartbeat func()
+	// planning holds the planning lock while this run plans a pass.
+	planning *pgxpool.Conn
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Coordinator = (*Store)(nil)
 
 // IsURL says whether a state setting names a PostgreSQL database rather
 // than an SQLite file.
@@ -59,7 +70,7 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 	if !strings.Contains(rawURL, "pool_max_conns") {
 		cfg.MaxConns = defaultMaxConns
 	}
-	s := &Store{name: describe(cfg.ConnConfig)}
+	s := &Store{name: describe(cfg.ConnConfig), worker: workerName()}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("state %s: %w", s.name, err)
@@ -69,6 +80,14 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("state %s: cannot connect: %w", s.name, err)
 	}
 	return s, nil
+}
+
+// workerName names this run among the workers of shared passes.
+func workerName() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
 // describe names a database in messages: user, host, port and database,
@@ -81,18 +100,12 @@ func describe(c *pgx.ConnConfig) string {
 	return fmt.Sprintf("PostgreSQL database %q on %s:%d as %q", c.Database, host, c.Port, c.User)
 }
 
-// Open connects to the database at rawURL (postgres://user@host:port/db),
-// migrates its schema and takes the run lock: a second Open of the same
-// database, from this or another process, fails at once with
-// store.ErrLocked. The lock is a session lock of the server, released
-// when this process closes the store or dies.
+// Open connects to the database at rawURL (postgres://user@host:port/db)
+// and migrates its schema. Several runs may open one database at once:
+// they share its passes instead of excluding each other.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s, err := connect(ctx, rawURL)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.takeRunLock(ctx); err != nil {
-		s.Close()
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -100,23 +113,6 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-func (s *Store) takeRunLock(ctx context.Context) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("state %s: %w", s.name, err)
-	}
-	// The connection leaves the pool: the lock lives as long as it.
-	s.lock = conn.Hijack()
-	var got bool
-	if err := s.lock.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", lockClass, lockRun).Scan(&got); err != nil {
-		return fmt.Errorf("state %s: run lock: %w", s.name, err)
-	}
-	if !got {
-		return fmt.Errorf("%w (%s); try again when it has finished", store.ErrLocked, s.name)
-	}
-	return nil
 }
 
 // OpenReader connects to an existing state for reading only, without the
@@ -142,18 +138,11 @@ func OpenReader(ctx context.Context, rawURL string) (*Store, error) {
 	return s, nil
 }
 
-// Close releases the run lock and closes the pool.
+// Close ends the run's part in a shared pass (its claims are free at
+// once for the others) and closes the pool.
 func (s *Store) Close() error {
-	if s.lock != nil {
-		// Unlocked before the connection closes: the server ends a session
-		// a moment after its client hangs up, and the next run may come
-		// sooner. (A process that dies leaves that to the server.)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.lock.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", lockClass, lockRun)
-		s.lock.Close(ctx)
-		cancel()
-		s.lock = nil
-	}
+	s.AbandonPlan()
+	s.leave()
 	s.pool.Close()
 	return nil
 }

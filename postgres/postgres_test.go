@@ -40,26 +40,25 @@ func TestContract(t *testing.T) {
 	})
 }
 
-// One run at a time, as with SQLite: the lock is the server's, held by
-// the run's session, and goes with it.
-func TestRunLockIsExclusive(t *testing.T) {
+// Runs share a PostgreSQL state: a second one opens it beside the first
+// (they share passes instead of excluding each other; see passes_test.go),
+// and so does a reader.
+func TestRunsOpenTheStateTogether(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	s := open(t, url)
-	if _, err := Open(ctx, url); !errors.Is(err, store.ErrLocked) {
-		t.Fatalf("second open: %v, want store.ErrLocked", err)
+	other, err := Open(ctx, url)
+	if err != nil {
+		t.Fatalf("second open: %v", err)
 	}
-	// A reader does not need the lock.
+	other.Close()
 	r, err := OpenReader(ctx, url)
 	if err != nil {
 		t.Fatalf("reader beside a run: %v", err)
 	}
 	r.Close()
-	s.Close()
-	again, err := Open(ctx, url)
-	if err != nil {
-		t.Fatalf("open after close: %v", err)
+	if _, err := s.Feeds(ctx); err != nil {
+		t.Fatal(err)
 	}
-	again.Close()
 }
 
 // Processes starting at once migrate the schema once, and all of them

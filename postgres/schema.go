@@ -119,6 +119,57 @@ var migrations = []string{
 		started timestamptz NOT NULL,
 		worker text NOT NULL DEFAULT ''
 	);`,
+	// 2: shared passes (see passes.go). A worker is a run, alive while it
+	// renews its lease; a pass is an hour's work, planned once; its hosts,
+	// feeds and digests are claimed by workers (owner) until done.
+	`CREATE TABLE workers (
+		id text PRIMARY KEY,
+		host text NOT NULL,
+		pid integer NOT NULL,
+		started timestamptz NOT NULL DEFAULT clock_timestamp(),
+		alive_until timestamptz NOT NULL
+	);
+	CREATE TABLE passes (
+		id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		hour timestamptz NOT NULL,
+		now timestamptz NOT NULL,
+		planned_by text NOT NULL,
+		planned_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+		end_owner text,
+		end_done boolean NOT NULL DEFAULT false,
+		finished_at timestamptz
+	);
+	CREATE INDEX passes_by_hour ON passes (hour);
+	CREATE TABLE pass_hosts (
+		pass_id bigint NOT NULL REFERENCES passes (id) ON DELETE CASCADE,
+		host text COLLATE "C" NOT NULL,
+		position integer NOT NULL,
+		owner text,
+		done boolean NOT NULL DEFAULT false,
+		PRIMARY KEY (pass_id, host)
+	);
+	CREATE INDEX pass_hosts_to_claim ON pass_hosts (pass_id, position) WHERE NOT done;
+	CREATE INDEX pass_hosts_open_by_host ON pass_hosts (host) WHERE NOT done;
+	CREATE TABLE pass_feeds (
+		pass_id bigint NOT NULL,
+		feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+		host text COLLATE "C" NOT NULL,
+		why text NOT NULL DEFAULT '',
+		done boolean NOT NULL DEFAULT false,
+		PRIMARY KEY (pass_id, feed_id),
+		FOREIGN KEY (pass_id, host) REFERENCES pass_hosts (pass_id, host) ON DELETE CASCADE
+	);
+	CREATE INDEX pass_feeds_by_host ON pass_feeds (pass_id, host);
+	CREATE TABLE pass_digests (
+		pass_id bigint NOT NULL REFERENCES passes (id) ON DELETE CASCADE,
+		user_name text COLLATE "C" NOT NULL,
+		date text COLLATE "C" NOT NULL,
+		owner text,
+		done boolean NOT NULL DEFAULT false,
+		PRIMARY KEY (pass_id, user_name, date)
+	);
+	CREATE INDEX digests_unrendered ON digests (built_at) WHERE rendered_at IS NULL;
+	CREATE INDEX digests_unsent ON digests (built_at) WHERE send_wanted AND sent_at IS NULL;`,
 }
 
 // schemaVersion is the version a migrated database has.
@@ -128,7 +179,7 @@ var schemaVersion = len(migrations)
 const (
 	lockClass   = 0x66656564 // "feed"
 	lockMigrate = 1
-	lockRun     = 2
+	lockPlan    = 3
 )
 
 // migrate brings the database to schemaVersion. Several processes may

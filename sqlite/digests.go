@@ -89,9 +89,17 @@ func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
 }
 
 // BeginSend records, before the SMTP conversation, that a send started.
+// ErrSendTaken when one has begun already, or the digest was sent.
 func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ?", unix(now), user, date)
-	return err
+	res, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ? AND send_started = 0 AND sent_at = 0",
+		unix(now), user, date)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
+	}
+	return nil
 }
 
 // MarkRendered records that a digest's pages (and outbox file) are written.

@@ -114,6 +114,9 @@ type Store interface {
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
 	// BeginSend records, before the SMTP conversation, that a send started.
+	// ErrSendTaken when a send of the digest has begun already (and not
+	// failed) or it was sent: a digest is mailed at most once, whichever
+	// run asks.
 	BeginSend(ctx context.Context, user, date string, now time.Time) error
 	// MarkSent records a digest sent at now.
 	MarkSent(ctx context.Context, user, date string, now time.Time) error
@@ -166,4 +169,118 @@ type SaveStats struct {
 type Attempt struct {
 	Feed    domain.Feed
 	Started time.Time
+}
+
+// Named errors of shared passes (see Coordinator), checked with errors.Is.
+var (
+	// ErrClaimLost means this run's claim on a piece of work lapsed (the
+	// run was taken for dead) and another run took the work over: what
+	// was done under it is not saved.
+	ErrClaimLost = errors.New("another run took this work over")
+	// ErrSendTaken means another run has begun sending the digest.
+	ErrSendTaken = errors.New("another run has begun sending this digest")
+	// ErrNoWorkYet means nothing of the pass is free now, but work remains
+	// under other runs' claims, or digests wait for their feeds: ask again
+	// shortly.
+	ErrNoWorkYet = errors.New("no work free yet")
+	// ErrPassDone means the pass has nothing left to do.
+	ErrPassDone = errors.New("the pass is done")
+)
+
+// Coordinator is a state that several runs share at once, on one machine
+// or many (PostgreSQL): instead of excluding each other, they share each
+// pass. The first run of an hour plans the pass (which hosts' feeds to
+// poll, which digests to build); then every run of the pass claims work
+// until none is left: a host with its feeds (so that per-host limits hold
+// across runs), then a digest whose user's feeds of the pass are all
+// polled or failed, then the pass's end (leftover pages and mail, the
+// status page, pruning). Claims are leases: a run renews them while it
+// lives, and the work of a run that dies is taken over once its lease
+// lapses. SQLite, held by one run at a time, does not implement it.
+type Coordinator interface {
+	Store
+	// JoinPass enters the pass of hour (the scheduled hour of the run's
+	// clock): the newest one of that hour not finished. The run becomes
+	// one of the pass's workers, its claims leases of the given length.
+	// When the hour has no unfinished pass, planning it is this run's
+	// job: planning is true, and the other runs wait in JoinPass until
+	// PlanPass (or AbandonPlan, or the death of this run).
+	JoinPass(ctx context.Context, hour, now time.Time, lease time.Duration) (p Pass, planning bool, err error)
+	// PlanPass records the plan of the pass JoinPass asked this run to
+	// plan, and lets the waiting runs in.
+	PlanPass(ctx context.Context, plan PassPlan) (Pass, error)
+	// AbandonPlan gives planning up (after an error): another run plans.
+	// Harmless after PlanPass.
+	AbandonPlan()
+	// NextWork claims the next piece of work of the pass: a host with
+	// feeds to poll, else a digest that is ready, else the pass's end.
+	// ErrNoWorkYet: nothing is free now; ErrPassDone: nothing is left.
+	NextWork(ctx context.Context, p Pass) (Work, error)
+	// BeginPassPoll starts the transaction that saves a poll of a feed of
+	// a claimed host: its Commit also marks the feed done in the pass,
+	// and UpdateFeed fails with ErrClaimLost if the claim was lost.
+	BeginPassPoll(ctx context.Context, w Work, feedID int64) (PollTx, error)
+	// FinishWork marks claimed work done (ErrClaimLost: another run took
+	// it over). A host is done once all its feeds are.
+	FinishWork(ctx context.Context, w Work) error
+	// ReleaseWork gives claimed work back undone, for another run (an
+	// interrupted run).
+	ReleaseWork(ctx context.Context, w Work) error
+}
+
+// Pass is one shared pass: an hour's work, planned once.
+type Pass struct {
+	ID   int64
+	Hour time.Time // the scheduled hour it serves
+	Now  time.Time // the clock of the pass, its planner's: every run of the pass decides with it
+	// Feeds and Digests are how many feeds it polls and digests it builds.
+	Feeds, Digests int
+}
+
+// PassPlan is what a pass does: the feeds to poll, with their hosts
+// (claimed whole, in this order) and why, and the digests to build.
+type PassPlan struct {
+	Hour, Now time.Time
+	Feeds     []PlannedPoll
+	Digests   []DigestKey
+}
+
+// PlannedPoll is a feed a pass polls.
+type PlannedPoll struct {
+	FeedID int64
+	Host   string // the host the poll goes to: the unit of claims
+	Why    string // why it is polled (schedule.Why)
+}
+
+// DigestKey names a digest: a user's, for a local date.
+type DigestKey struct{ User, Date string }
+
+// WorkKind says what a claim is for.
+type WorkKind string
+
+const (
+	WorkHost   WorkKind = "host"   // poll the feeds of a host
+	WorkDigest WorkKind = "digest" // build, write and send a digest
+	WorkEnd    WorkKind = "end"    // the pass's end: leftover pages and mail, status, pruning
+)
+
+// Work is a piece of a pass claimed by this run.
+type Work struct {
+	Kind WorkKind
+	Pass Pass
+	// For WorkHost: the host and its feeds not yet done, with why each
+	// is polled; Unfinished are those whose poll a run that died had
+	// begun reading (see Store.BeginAttempt): they are not read again at
+	// once, but recorded as failed.
+	Host       string
+	Feeds      []ClaimedFeed
+	Unfinished []Attempt
+	// For WorkDigest.
+	Digest DigestKey
+}
+
+// ClaimedFeed is a feed of a claimed host, and why the pass polls it.
+type ClaimedFeed struct {
+	Feed domain.Feed
+	Why  string
 }

@@ -484,6 +484,10 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0); err != nil {
 		t.Fatal(err)
 	}
+	// A send is begun once: a second run asking is told it is taken.
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("a second BeginSend: %v, want ErrSendTaken", err)
+	}
 	if got := dates(s.Unsent(ctx)); len(got) != 0 {
 		t.Errorf("a send in progress is to be sent again: %v", got)
 	}
@@ -495,6 +499,9 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	}
 	if err := s.MarkSent(ctx, "ada", "2026-11-21", t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0.Add(time.Hour)); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("BeginSend of a sent digest: %v, want ErrSendTaken", err)
 	}
 	for name, list := range map[string][]string{"unsent": dates(s.Unsent(ctx)), "interrupted": dates(s.InterruptedSends(ctx)),
 		"not sent": dates(s.NotSent(ctx, t0))} {
@@ -543,6 +550,15 @@ func testSendFailuresAreRecorded(t *testing.T, newStore NewStore) {
 	}
 	if notSent, _ := s.NotSent(ctx, later.Add(time.Hour)); len(notSent) != 1 {
 		t.Errorf("a digest given up before since is still listed: %+v", notSent)
+	}
+	// A send that failed may begin again.
+	for i := range 2 {
+		if err := s.BeginSend(ctx, "ada", "2026-11-22", later); err != nil {
+			t.Fatalf("send %d of a digest whose send failed: %v", i+1, err)
+		}
+		if err := s.MarkSendFailed(ctx, "ada", "2026-11-22", later, "451 later", false); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
