@@ -115,6 +115,18 @@ func init() {
 			run: runCmd,
 		},
 		{
+			name: "publish", args: "[CONFIG]", configArg: true, summary: "write the whole site from the state: every page, index, feed and status",
+			about: "Writes the whole site from the state: every digest's page, each user's index.html and feed.xml, and " +
+				"status.html, into site_dir or -out. Reads the state without changing it. For runs that share no disk " +
+				"(several machines on one PostgreSQL state, a CI matrix): they build the digests, one publish writes the site.",
+			example: "feeddigest publish\nfeeddigest publish -config my.toml -out public",
+			flags: func(fs *flag.FlagSet, o *options) {
+				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
+				fs.StringVar(&o.out, "out", "", "write the site to `DIR` instead of the config's site_dir")
+			},
+			run: publishCmd,
+		},
+		{
 			name: "status", args: "[CONFIG]", configArg: true, summary: "a table of the feeds' health, from the state file",
 			about: "Prints a table of the feeds: URL (and the new URL after a permanent redirect), state, last poll, last status, " +
 				"next allowed poll (\"due\" once it has passed), error count and why it waits; then each user's rhythm and " +

@@ -46,6 +46,15 @@ func TestRunThenStatusOnPostgres(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"digests_built": 0`) {
 		t.Errorf("second run in the same hour: exit %d %s", code, stdout)
 	}
+	public := filepath.Join(t.TempDir(), "public")
+	code, stdout, stderr = runCLI("publish", "-config", path, "-out", public)
+	if code != 0 || !strings.Contains(stdout, "published 1 digest page of 1 user") {
+		t.Errorf("publish: exit %d\n%s%s", code, stdout, stderr)
+	}
+	again, err := os.ReadFile(filepath.Join(public, "ada", "2026-11-22.html"))
+	if err != nil || string(again) != string(page) {
+		t.Errorf("the published page differs from the run's (%v)", err)
+	}
 }
 
 // A password in the state URL stops the command before anything is

@@ -134,7 +134,7 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 }
 
 func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
-	all, err := p.st.Digests(ctx, u.Name)
+	all, err := p.rd.Digests(ctx, u.Name)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ type feedInfo struct {
 }
 
 func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
-	feeds, err := p.st.Feeds(ctx)
+	feeds, err := p.rd.Feeds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url st
 	if _, ok := feeds[url]; ok {
 		return nil
 	}
-	f, err := p.st.Feed(ctx, url)
+	f, err := p.rd.Feed(ctx, url)
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
@@ -217,7 +217,7 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
 	}
-	entries, more, err := p.st.DigestListing(ctx, d.User, d.Date, perFeed)
+	entries, more, err := p.rd.DigestListing(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
 	}

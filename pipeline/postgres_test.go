@@ -68,6 +68,7 @@ func TestPassesOnPostgres(t *testing.T) {
 		{name: "WeeklyUserOverThreeWeeks", test: TestWeeklyUserOverThreeWeeks, long: true},
 		{name: "StatusShowsRhythmAndNextDigest", test: TestStatusShowsRhythmAndNextDigest},
 		{name: "TurningWeeklyMidWeek", test: TestTurningWeeklyMidWeek},
+		{name: "PublishWritesTheSiteTheRunsWrote", test: TestPublishWritesTheSiteTheRunsWrote},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,7 +134,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		return sum, err
 	}
 	defer st.Close()
-	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
+	p := &pass{cfg: cfg, opts: opts, st: st, rd: st, sum: &sum}
 	if co, ok := st.(store.Coordinator); ok {
 		// A state that runs share (PostgreSQL): this run is one of the
 		// pass's workers.
@@ -161,6 +161,9 @@ type pass struct {
 	cfg  *config.Config
 	opts Options
 	st   store.Store
+	// rd is st, or, for publish, a state read without writing: what
+	// writing pages needs.
+	rd store.Reader
 	// coordinator is st when the state is shared by several runs at once
 	// (see shared.go), nil otherwise.
 	coordinator store.Coordinator

@@ -21,21 +21,21 @@ import (
 )
 
 func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
-	asOf, err := lastPoll(ctx, p.st)
+	asOf, err := lastPoll(ctx, p.rd)
 	if err != nil {
 		return err
 	}
-	rows, err := statusRows(ctx, p.st, asOf)
+	rows, err := statusRows(ctx, p.rd, asOf)
 	if err != nil {
 		return err
 	}
-	users, err := userRows(ctx, p.cfg, p.st, asOf)
+	users, err := userRows(ctx, p.cfg, p.rd, asOf)
 	if err != nil {
 		return err
 	}
 	var mail []render.MailStatus
 	if p.cfg.Email.SMTP != nil {
-		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
+		if mail, err = mailStatusRows(ctx, p.rd, p.opts.Now); err != nil {
 			return err
 		}
 	}
