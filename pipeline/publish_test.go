@@ -85,7 +85,6 @@ feeds = ["%[2]s"]
 	}
 }
 
-
 func sortedKeys(m map[string]string) []string {
 	out := keysOf(m)
 	slices.Sort(out)
