@@ -42,6 +42,7 @@ type options struct {
 	out     string
 	user    string
 	lease   time.Duration
+	to      string
 }
 
 // invocation is one command as it was typed.
@@ -125,6 +126,19 @@ func init() {
 				fs.StringVar(&o.out, "out", "", "write the site to `DIR` instead of the config's site_dir")
 			},
 			run: publishCmd,
+		},
+		{
+			name: "migrate", args: "[CONFIG]", configArg: true, summary: "copy the SQLite state into an empty PostgreSQL database",
+			about: "Copies the config's SQLite state (feeds and what was learned about them, entries, subscriptions, digests, " +
+				"what each user was given) into an empty PostgreSQL database, in one transaction, holding the run lock " +
+				"meanwhile. The next run with state set to that URL goes on where the last one stopped. The file is not changed. " +
+				"The password comes from PGPASSWORD or ~/.pgpass, never the URL.",
+			example: "feeddigest migrate -to postgres://feeddigest@db.example.org/feeddigest?sslmode=verify-full",
+			flags: func(fs *flag.FlagSet, o *options) {
+				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
+				fs.StringVar(&o.to, "to", "", "copy into the empty PostgreSQL database at `URL` (postgres://user@host:port/db)")
+			},
+			run: migrateCmd,
 		},
 		{
 			name: "status", args: "[CONFIG]", configArg: true, summary: "a table of the feeds' health, from the state file",

@@ -66,3 +66,39 @@ func TestPasswordInStateURLIsAConfigError(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// migrate copies a config's SQLite state into PostgreSQL; with the state
+// pointed there, status and run go on from it.
+func TestMigrateThenRunOnPostgres(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	ts := feedServer(t)
+	users := fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%q]\n", ts.URL+"/feed")
+	path := writeConfig(t, users)
+	if code, _, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z"); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	if code, _, stderr := runCLI("migrate", "-config", path); code == 0 || !strings.Contains(stderr, "-to is required") {
+		t.Errorf("migrate without -to: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("migrate", "-config", path, "-to", "postgres://ada:hunter2@127.0.0.1/x"); code == 0 ||
+		!strings.Contains(stderr, "PGPASSWORD") || strings.Contains(stderr, "hunter2") {
+		t.Errorf("migrate to a URL with a password: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI("migrate", "-config", path, "-to", db)
+	if code != 0 || !strings.Contains(stdout, "copied 1 feeds, 1 entries, 1 subscriptions, 1 digests") {
+		t.Fatalf("migrate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("state = %q\n", db)+users), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCLI("status", "-config", path); code != 0 || !strings.Contains(stdout, ts.URL+"/feed") || strings.Contains(stdout, "yet") {
+		t.Errorf("status on the copy: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("run", "-config", path, "-now", "2026-11-22T00:35:00Z", "-json")
+	if code != 0 || !strings.Contains(stdout, `"digests_built": 0`) {
+		t.Errorf("a second run in the hour, on the copy, built again: exit %d %s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI("migrate", "-config", path, "-to", db); code == 0 || !strings.Contains(stderr, "PostgreSQL database already") {
+		t.Errorf("migrate of a PostgreSQL state: exit %d, %s", code, stderr)
+	}
+}

@@ -10,6 +10,7 @@ package store
 import (
 	"context"
 	"errors"
+	"iter"
 	"time"
 
 	"feeddigest/domain"
@@ -283,4 +284,54 @@ type Work struct {
 type ClaimedFeed struct {
 	Feed domain.Feed
 	Why  string
+}
+
+// Dumper reads a whole state, table by table, so that it can be copied
+// into another (feeddigest migrate: SQLite into PostgreSQL). Records keep
+// their IDs. An iterator holds the state busy until it is done: use one
+// at a time.
+type Dumper interface {
+	Reader
+	// DumpSubscriptions lists every subscription with its times.
+	DumpSubscriptions(ctx context.Context) ([]Subscription, error)
+	// DumpDigests lists every digest, by user and date.
+	DumpDigests(ctx context.Context) ([]domain.Digest, error)
+	// DumpEntries yields every entry with its texts (those kept) and
+	// first-seen time, by ID.
+	DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error]
+	// DumpGiven yields what each user was given: the entries of their
+	// digests, and those a first look passed over (withheld).
+	DumpGiven(ctx context.Context) iter.Seq2[Given, error]
+}
+
+// Loader fills an empty state with a copy of another.
+type Loader interface {
+	// Load copies everything src holds, in one transaction: all or
+	// nothing. ErrNotEmpty when the state holds anything already.
+	Load(ctx context.Context, src Dumper) (Loaded, error)
+}
+
+// ErrNotEmpty means a state that should be empty (the target of a copy)
+// is not.
+var ErrNotEmpty = errors.New("the state is not empty")
+
+// Subscription is a user's subscription to a feed, as stored.
+type Subscription struct {
+	User         string
+	FeedID       int64
+	AddedAt      time.Time
+	IntroducedAt time.Time // zero: no digest has introduced the feed to the user yet
+}
+
+// Given is an entry given to a user: shown in the digest of Date, or,
+// when Date is "", passed over by a first look (withheld for good).
+type Given struct {
+	User    string
+	Date    string
+	EntryID int64
+}
+
+// Loaded counts what a Load copied.
+type Loaded struct {
+	Feeds, Subscriptions, Entries, Digests, Given, Attempts int
 }

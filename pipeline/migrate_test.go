@@ -1,0 +1,170 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/internal/pgtest"
+	"feeddigest/store"
+)
+
+// withState is cfg with another state and its own site and outbox.
+func withState(t *testing.T, cfg *config.Config, state string) *config.Config {
+	t.Helper()
+	c := *cfg
+	dir := t.TempDir()
+	c.State, c.SiteDir, c.Email.Outbox = state, filepath.Join(dir, "site"), filepath.Join(dir, "outbox")
+	return &c
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// digestRecords reads a user's digests and the keys each lists, as
+// comparable text.
+func digestRecords(t *testing.T, cfg *config.Config, user string) []string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := OpenReader(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	digests, err := st.Digests(ctx, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range digests {
+		entries, _, err := st.DigestListing(ctx, user, d.Date, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range entries {
+			keys = append(keys, e.FeedURL+" "+e.Key+" "+e.FirstSeen.UTC().Format(time.RFC3339)+" "+e.Content)
+		}
+		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, rendered %s\n  %s",
+			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.RenderedAt.UTC(), strings.Join(keys, "\n  ")))
+	}
+	return out
+}
+
+// A state copied from SQLite into PostgreSQL goes on as the SQLite one
+// does: the digests built after the move, and their pages, are those
+// built without it; the digests from before are all there.
+func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	pub := newPublisher(t)
+	for i := 1; i <= 9; i++ { // a first look passes over the four oldest
+		pub.add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
+	}
+	pub.add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
+	pub.add("/gone", entry("gone-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, fmt.Sprintf(`
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+email = "ada@example.org"
+feeds = ["%[1]s", "%[2]s", "%[3]s"]
+[[users]]
+name = "kenji"
+timezone = "Asia/Tokyo"
+feeds = ["%[2]s", "%[3]s"]
+`, pub.url("/a"), pub.url("/b"), pub.url("/gone")), "")
+	start := at("2026-11-21T00:05:00Z")
+	hour := func(h int) time.Time { return start.Add(time.Duration(h) * time.Hour) }
+	post := func(h int) {
+		if h%5 == 0 {
+			pub.add("/a", item{id: fmt.Sprintf("a-%d", 100+h), title: "A", body: fmt.Sprintf("<p>text %d</p>", h), published: hour(h)})
+		}
+		if h%11 == 3 {
+			pub.add("/b", item{id: fmt.Sprintf("b-%d", 100+h), title: "B", body: "<p>b</p>", published: hour(h)})
+		}
+		if h == 20 {
+			pub.setStatus("/gone", 410)
+		}
+	}
+	// The move comes after the first digests and before the second: the
+	// entries a first look passed over must stay passed over.
+	const before, after = 3, 80
+	for h := range before {
+		post(h)
+		runAt(t, cfg, hour(h).Format(time.RFC3339))
+	}
+	// And a run died reading /b: the next run, on either state, records
+	// the poll as failed.
+	markUnfinished(t, cfg.State, pub.url("/b"), hour(before-1))
+	control := withState(t, cfg, "")
+	control.State = filepath.Join(filepath.Dir(control.SiteDir), "state.db")
+	copyFile(t, cfg.State, control.State)
+
+	n, err := Migrate(context.Background(), cfg, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Feeds != 3 || n.Subscriptions != 5 || n.Entries == 0 || n.Digests != 2 || n.Given == 0 || n.Attempts != 1 {
+		t.Fatalf("copied %+v", n)
+	}
+	if _, err := Migrate(context.Background(), cfg, db); !errors.Is(err, store.ErrNotEmpty) {
+		t.Errorf("a second copy into the same database: %v, want ErrNotEmpty", err)
+	}
+	moved := withState(t, cfg, db)
+	for _, user := range []string{"ada", "kenji"} {
+		if got, want := digestRecords(t, moved, user), digestRecords(t, cfg, user); !slices.Equal(got, want) {
+			t.Errorf("%s's digests copied:\n%s\nwant\n%s", user, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	for h := before; h < before+after; h++ {
+		post(h)
+		for _, c := range []*config.Config{control, moved} {
+			if _, err := Run(context.Background(), c, Options{Now: hour(h)}); err != nil {
+				t.Fatalf("run at %s on %s: %v", hour(h), c.State, err)
+			}
+		}
+	}
+	for _, user := range []string{"ada", "kenji"} {
+		got, want := digestRecords(t, moved, user), digestRecords(t, control, user)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s's digests after the move:\n%s\nwant (without the move)\n%s", user, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if len(got) < 4 {
+			t.Errorf("%s has %d digests: the test proves little", user, len(got))
+		}
+		pages := sitePages(t, filepath.Join(control.SiteDir, user))
+		movedPages := sitePages(t, filepath.Join(moved.SiteDir, user))
+		if len(pages) < 3 || len(movedPages) != len(pages) {
+			t.Errorf("%s: %d pages after the move, %d without it", user, len(movedPages), len(pages))
+		}
+		for path, page := range pages {
+			if movedPages[path] != page {
+				t.Errorf("%s's page %s differs after the move", user, path)
+			}
+		}
+	}
+}
