@@ -196,8 +196,18 @@ func (p *pass) sync(ctx context.Context) error {
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
 	}
-	var lookupErr error
+	// The digests of the last days, in one question: a user is due for a
+	// date within a week of now (a weekly user's digest day).
+	since := p.opts.Now.AddDate(0, 0, -9).Format(time.DateOnly)
+	recent, lookupErr := p.st.DigestsSince(ctx, since)
+	have := make(map[store.DigestKey]bool, len(recent))
+	for _, k := range recent {
+		have[k] = true
+	}
 	p.due = schedule.DueUsers(users, p.opts.Now, func(user, date string) bool {
+		if date >= since {
+			return have[store.DigestKey{User: user, Date: date}]
+		}
 		has, err := p.st.HasDigest(ctx, user, date)
 		lookupErr = errors.Join(lookupErr, err)
 		return has || err != nil

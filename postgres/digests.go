@@ -48,6 +48,16 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return has, nil
 }
 
+// DigestsSince lists the keys of every digest dated date or later.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]store.DigestKey, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT user_name, date FROM digests WHERE date >= $1 ORDER BY user_name, date", date)
+	keys, err := pgx.CollectRows(rows, pgx.RowToStructByPos[store.DigestKey])
+	if err != nil {
+		return nil, fmt.Errorf("list digests: %w", err)
+	}
+	return keys, nil
+}
+
 // Digests lists a user's digests, newest date first.
 func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE user_name = $1 ORDER BY date DESC", user)

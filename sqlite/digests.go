@@ -60,6 +60,24 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return n > 0, nil
 }
 
+// DigestsSince lists the keys of every digest dated date or later.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]store.DigestKey, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT user, date FROM digests WHERE date >= ? ORDER BY user, date", date)
+	if err != nil {
+		return nil, fmt.Errorf("list digests: %w", err)
+	}
+	defer rows.Close()
+	var out []store.DigestKey
+	for rows.Next() {
+		var k store.DigestKey
+		if err := rows.Scan(&k.User, &k.Date); err != nil {
+			return nil, fmt.Errorf("list digests: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
 // Digests lists a user's digests, newest date first.
 func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE user = ? ORDER BY date DESC", user)

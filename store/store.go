@@ -48,6 +48,10 @@ type Reader interface {
 
 	// HasDigest says whether user already has a digest for the local date.
 	HasDigest(ctx context.Context, user, date string) (bool, error)
+	// DigestsSince lists the keys of every digest dated date or later
+	// (YYYY-MM-DD): which users are due, in one question rather than one
+	// per user.
+	DigestsSince(ctx context.Context, date string) ([]DigestKey, error)
 	// Digests lists a user's digests, newest date first.
 	Digests(ctx context.Context, user string) ([]domain.Digest, error)
 	// Unrendered lists digests whose pages are not written yet, oldest first.

@@ -242,6 +242,31 @@ func (c *Cluster) CreateDatabase(ctx context.Context, prefix string) (string, er
 	return c.URL(name), nil
 }
 
+// CopyDatabase creates a new database as a copy of the one named from
+// (CREATE DATABASE ... TEMPLATE: a file copy, far faster than filling it
+// again), and returns its URL. Nobody may be connected to from meanwhile.
+func (c *Cluster) CopyDatabase(ctx context.Context, from, prefix string) (string, error) {
+	name := fmt.Sprintf("%s_%d", sanitize(prefix), c.dbs.Add(1))
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		return "", fmt.Errorf("pgtest: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{from}.Sanitize()); err != nil {
+		return "", fmt.Errorf("pgtest: copy database %s into %s: %w", from, name, err)
+	}
+	return c.URL(name), nil
+}
+
+// DatabaseName is the name of the database a URL of this package names.
+func DatabaseName(url string) string {
+	name := url[strings.LastIndex(url, "/")+1:]
+	if i := strings.Index(name, "?"); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
 // sanitize makes a database name of a test name: lower case letters,
 // digits and underscores, short.
 func sanitize(s string) string {

@@ -29,7 +29,7 @@ func TestDatabasesAreSeparate(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Require(t)
-	other, err := pgx.Connect(ctx, c.SocketURL(strings.TrimPrefix(b[strings.LastIndex(b, "/"):strings.Index(b, "?")], "/")))
+	other, err := pgx.Connect(ctx, c.SocketURL(DatabaseName(b)))
 	if err != nil {
 		t.Fatalf("over the socket: %v", err)
 	}
@@ -51,5 +51,32 @@ func TestMissingBinariesAreNamed(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
+	}
+}
+
+// A copy of a database holds what the original held.
+func TestCopyDatabase(t *testing.T) {
+	ctx := context.Background()
+	orig := NewDatabase(t)
+	conn, err := pgx.Connect(ctx, orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	copied, err := Require(t).CopyDatabase(ctx, DatabaseName(orig), "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err = pgx.Connect(ctx, copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT n FROM kept").Scan(&n); err != nil || n != 42 {
+		t.Errorf("the copy holds %d (%v)", n, err)
 	}
 }

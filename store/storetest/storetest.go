@@ -328,6 +328,11 @@ func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
 	if has, err := s.HasDigest(ctx, "ada", "2026-11-24"); has || err != nil {
 		t.Errorf("HasDigest of a digest not built: %v %v", has, err)
 	}
+	keys, err := s.DigestsSince(ctx, "2026-11-22")
+	want := []store.DigestKey{{User: "ada", Date: "2026-11-22"}, {User: "ada", Date: "2026-11-23"}}
+	if err != nil || !slices.Equal(keys, want) {
+		t.Errorf("DigestsSince: %v (%v), want %v", keys, err, want)
+	}
 }
 
 // Entries first seen by a first digest and not shown by it never come
