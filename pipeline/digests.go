@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 
 	"feeddigest/config"
 	"feeddigest/render"
@@ -153,6 +155,41 @@ func feedName(f store.Feed) string {
 	return f.URL
 }
 
+// inUserOrder lists the feeds' groups in the order of the user's config,
+// each with the user's title and folder for it; render gathers each
+// folder's feeds at the place of its first. A feed the user no longer
+// follows (a digest rendered again after the config changed) comes last.
+func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.FeedGroup {
+	out := make([]render.FeedGroup, 0, len(byFeed))
+	for _, sub := range u.Feeds {
+		g, ok := byFeed[sub.URL]
+		if !ok {
+			continue
+		}
+		if sub.Title != "" {
+			g.FeedName = sub.Title
+		}
+		g.Folder = sub.Folder
+		out = append(out, *g)
+		delete(byFeed, sub.URL)
+	}
+	for _, url := range slices.Sorted(maps.Keys(byFeed)) {
+		out = append(out, *byFeed[url])
+	}
+	return out
+}
+
+// displayName is what the user calls a feed: their title for it, else
+// the feed's own name.
+func displayName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+	for _, sub := range u.Feeds {
+		if sub.URL == feedURL && sub.Title != "" {
+			return sub.Title
+		}
+	}
+	return feeds[feedURL].name
+}
+
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
@@ -169,18 +206,20 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 		return out, err
 	}
 	out.IntroHTML = intro
+	byFeed := map[string]*render.FeedGroup{}
 	for _, e := range entries {
-		if n := len(out.Groups); n == 0 || out.Groups[n-1].FeedURL != e.FeedURL {
+		g := byFeed[e.FeedURL]
+		if g == nil {
 			info := feeds[e.FeedURL]
-			out.Groups = append(out.Groups, render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site,
-				More: more[e.FeedURL]})
+			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, More: more[e.FeedURL]}
+			byFeed[e.FeedURL] = g
 		}
-		g := &out.Groups[len(out.Groups)-1]
 		g.Entries = append(g.Entries, render.Entry{Title: e.Title, Link: e.Link, Content: e.Content,
 			Summary: e.Summary, Author: e.Author, Published: e.Published, FirstSeen: e.FirstSeen})
 	}
+	out.Groups = inUserOrder(u, byFeed)
 	for _, n := range d.Notices {
-		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: feeds[n.FeedURL].name,
+		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: displayName(u, n.FeedURL, feeds),
 			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
 	}
 	return out, nil

@@ -102,6 +102,28 @@ func sampleDigest(t testing.TB) Digest {
 	}
 }
 
+// goldenDigest is sampleDigest as a reader who sorts their feeds sees it:
+// the blog in a folder "Friends", the news feed without one, and an
+// Arabic feed in "Friends" too, listed after the news feed (the digest
+// gathers a folder's feeds at the place of its first).
+func goldenDigest(t testing.TB) Digest {
+	d := sampleDigest(t)
+	d.Groups[0].Folder = "Friends"
+	d.Groups = append(d.Groups, FeedGroup{
+		FeedURL:  "https://ar.example.com/feed",
+		FeedName: "مدونة المثال",
+		Folder:   "Friends",
+		Entries: []Entry{{
+			Title:     "مرحبا بالعالم",
+			Link:      "https://ar.example.com/2020/hello",
+			Author:    "ليلى",
+			Published: utc("2020-11-21T10:00:00Z"),
+			Content:   "<p>هذه تدوينة قصيرة عن الطقس اليوم، مع <a href=\"https://ar.example.com/about\">رابط</a>.</p>",
+		}},
+	})
+	return d
+}
+
 func emptyDigest(t testing.TB) Digest {
 	return Digest{
 		User: "ada", Email: "ada@example.org", Date: "2020-11-23",
@@ -133,7 +155,7 @@ func sampleStatus() []FeedStatus {
 }
 
 func TestGoldenDigestPage(t *testing.T) {
-	got, err := DigestPage(sampleDigest(t))
+	got, err := DigestPage(goldenDigest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +171,7 @@ func TestGoldenEmptyDay(t *testing.T) {
 }
 
 func TestGoldenIndex(t *testing.T) {
-	d := sampleDigest(t)
+	d := goldenDigest(t)
 	archive := []DigestRef{
 		{Date: "2020-11-20", Entries: 1},
 		{Date: "2020-11-22", Entries: 3},
@@ -179,7 +201,7 @@ func TestGoldenStatus(t *testing.T) {
 }
 
 func TestGoldenAtom(t *testing.T) {
-	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), sampleDigest(t)}, utc("2020-11-23T00:05:00Z"))
+	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +209,7 @@ func TestGoldenAtom(t *testing.T) {
 }
 
 func TestGoldenEmail(t *testing.T) {
-	msg, err := EmailMessage(sampleDigest(t), "Digest <digest@example.org>", "https://example.org/digest/")
+	msg, err := EmailMessage(goldenDigest(t), "Digest <digest@example.org>", "https://example.org/digest/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestDigestPageIsCalmAndAccessible(t *testing.T) {
 		`meta[name="viewport"]`:                  1,
 		"header":                                 1,
 		"main":                                   1,
-		"nav":                                    1,
+		"header nav":                             1,
 		"footer":                                 1,
 		"h1":                                     1,
 		"style":                                  1,

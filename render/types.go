@@ -19,9 +19,13 @@ type Entry struct {
 // FeedGroup is one feed's entries in a digest, newest first.
 type FeedGroup struct {
 	FeedURL  string // the subscribed URL
-	FeedName string // the feed's title, or its host when it has none
+	FeedName string // the user's title for the feed, else the feed's own, else its host
 	SiteURL  string // the feed's home page, may be empty
-	Entries  []Entry
+	// Folder groups the feed under a heading; "" for the feeds without
+	// one. A digest shows its folders in the order of their first feed in
+	// Groups, and feeds in their order within a folder.
+	Folder  string
+	Entries []Entry
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
@@ -43,8 +47,8 @@ type Digest struct {
 	Date      string         // local date, YYYY-MM-DD
 	Location  *time.Location // the user's zone, for showing times
 	BuiltAt   time.Time
-	IntroHTML string // optional, already-rendered trusted HTML (from Markdown); may be empty
-	Groups    []FeedGroup
+	IntroHTML string      // optional, already-rendered trusted HTML (from Markdown); may be empty
+	Groups    []FeedGroup // in the user's order (see FeedGroup.Folder)
 	Notices   []Notice
 }
 

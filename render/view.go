@@ -3,9 +3,11 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 
+	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
 )
 
@@ -44,7 +46,8 @@ type digestView struct {
 	Notices           []noticeView
 	Groups            []groupView
 	Links             []HostCount
-	Count             int
+	Count             int    // entries in the digest, listed or not
+	Total             string // "12 new entries from 5 feeds"
 	Built             timeView
 	Zone              string
 	// Email only.
@@ -55,13 +58,45 @@ type digestView struct {
 }
 
 type groupView struct {
+	ID            string // the section's id, which the table of contents links
+	Folder        string
 	Name, SiteURL string
 	SiteHost      string // the link text of SiteURL
 	Entries       []entryView
-	More          int // entries not listed (see FeedGroup.More)
+	More          int    // entries not listed (see FeedGroup.More)
+	Count         string // "3 entries": listed and not
+	// TextRule underlines the feed's name in plain text: "-" below a
+	// folder's "=", and "=" for a feed outside the folders of a digest
+	// that has some, which is a section of its own as a folder is.
+	TextRule string
+}
+
+// Nested says the feed's section sits under a folder heading, so its
+// headings are a level deeper.
+func (g groupView) Nested() bool { return g.Folder != "" }
+
+// folderView is a run of feeds under one folder heading; the feeds
+// without a folder make one run without a heading.
+type folderView struct {
+	Name   string
+	Groups []groupView
+}
+
+// Folders splits the digest's feeds, which newDigestView put in folder
+// order, into their folders.
+func (v *digestView) Folders() []folderView {
+	var out []folderView
+	for _, g := range v.Groups {
+		if n := len(out); n == 0 || out[n-1].Name != g.Folder {
+			out = append(out, folderView{Name: g.Folder})
+		}
+		out[len(out)-1].Groups = append(out[len(out)-1].Groups, g)
+	}
+	return out
 }
 
 type entryView struct {
+	Nested                       bool // under a folder heading: see groupView.Nested
 	Title, URL, FeedName, Author string
 	Time                         timeView
 	FirstSeen                    bool
@@ -93,12 +128,15 @@ func newDigestView(d Digest) (*digestView, error) {
 		Zone:      loc.String(),
 	}
 	var sources []linkSource
-	for _, g := range d.Groups {
+	for i, g := range inFolderOrder(d.Groups) {
 		gv, src := newGroupView(g, loc)
+		gv.ID = fmt.Sprintf("feed-%d", i+1)
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More
 		sources = append(sources, src...)
 	}
+	markTopLevel(v.Groups)
+	v.Total = fmt.Sprintf("%s from %s", english.Count(v.Count, "new entry"), english.Count(len(v.Groups), "feed"))
 	v.Links = linkGraph(sources)
 	for _, n := range d.Notices {
 		v.Notices = append(v.Notices, newNoticeView(n))
@@ -106,9 +144,44 @@ func newDigestView(d Digest) (*digestView, error) {
 	return v, nil
 }
 
+// markTopLevel sets the plain-text rule of each feed (see TextRule).
+func markTopLevel(groups []groupView) {
+	folders := slices.ContainsFunc(groups, groupView.Nested)
+	for i := range groups {
+		groups[i].TextRule = "-"
+		if folders && !groups[i].Nested() {
+			groups[i].TextRule = "="
+		}
+	}
+}
+
+// inFolderOrder is groups with the feeds of each folder together: folders
+// in the order of their first feed, the feeds without a folder as one
+// more folder, and feeds in their order within a folder.
+func inFolderOrder(groups []FeedGroup) []FeedGroup {
+	var folders []string
+	byFolder := map[string][]FeedGroup{}
+	for _, g := range groups {
+		if _, seen := byFolder[g.Folder]; !seen {
+			folders = append(folders, g.Folder)
+		}
+		byFolder[g.Folder] = append(byFolder[g.Folder], g)
+	}
+	out := make([]FeedGroup, 0, len(groups))
+	for _, f := range folders {
+		out = append(out, byFolder[f]...)
+	}
+	return out
+}
+
 // entryContentHeading is the first heading level inside an entry's
-// content: below the entry's own h3.
-const entryContentHeading = 4
+// content: below the entry's own h3, or h4 under a folder.
+func entryContentHeading(nested bool) int {
+	if nested {
+		return 5
+	}
+	return 4
+}
 
 // zone is where the digest's reader lives; UTC when unknown.
 func zone(d Digest) *time.Location {
@@ -121,11 +194,12 @@ func zone(d Digest) *time.Location {
 // newGroupView also returns the link sources of its entries, so the link
 // graph reuses the sanitised content instead of sanitising twice.
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
-	gv := groupView{Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
+	gv := groupView{Folder: shortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
+	gv.Count = english.Count(len(g.Entries)+gv.More, "entry")
 	var src []linkSource
 	for _, e := range g.Entries {
-		ev := newEntryView(e, g, gv.Name, loc)
+		ev := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
 			content: string(ev.Content),
@@ -135,15 +209,16 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	return gv, src
 }
 
-func newEntryView(e Entry, g FeedGroup, name string, loc *time.Location) entryView {
+func newEntryView(e Entry, g FeedGroup, name string, nested bool, loc *time.Location) entryView {
 	link := EntryURL(g.FeedURL, e.Link)
 	ev := entryView{
+		Nested:   nested,
 		Title:    DisplayTitle(e),
 		URL:      link,
 		FeedName: name,
 		Author:   shortName(e.Author),
 		Excerpt:  Excerpt(e),
-		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading)),
+		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading(nested))),
 	}
 	when := e.Published
 	if when.IsZero() {
