@@ -44,17 +44,31 @@ func (p *pass) render(ctx context.Context) error {
 		return err
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	if err := pub.Favicon(); err != nil {
+		return err
+	}
 	touched := map[string]bool{}
 	for _, d := range pending {
 		u, ok := p.cfg.User(d.User)
 		if !ok {
 			continue // user removed from the config: nowhere to show it
 		}
+		all, err := p.st.Digests(ctx, d.User)
+		if err != nil {
+			return err
+		}
 		rd, err := p.renderDigest(ctx, d, *u, feeds)
 		if err != nil {
 			return err
 		}
+		prev, next := neighbours(all, d.Date)
+		rd.Prev, rd.Next = prev.Date, next.Date
 		if err := p.writeDigest(pub, rd); err != nil {
+			return err
+		}
+		// Before d counts as rendered: a run that dies here links the
+		// previous page at the next run.
+		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
 			return err
 		}
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
@@ -70,6 +84,48 @@ func (p *pass) render(ctx context.Context) error {
 		}
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// neighbours are the digests just before and after date in a user's
+// digests (newest first); zero values where there is none.
+func neighbours(all []store.Digest, date string) (prev, next store.Digest) {
+	for i, d := range all {
+		if d.Date != date {
+			continue
+		}
+		if i > 0 {
+			next = all[i-1]
+		}
+		if i+1 < len(all) {
+			prev = all[i+1]
+		}
+	}
+	return prev, next
+}
+
+// linkNext writes again the page of prev, a digest rendered in an earlier
+// pass, so that it links the digest after it. A page whose entries have
+// lost their texts since (see store.DigestIntact) is left as it is: a
+// missing link is better than an archive page emptied.
+func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev store.Digest, all []store.Digest, u config.User, feeds map[string]feedInfo) error {
+	if prev.Date == "" || prev.RenderedAt.IsZero() {
+		return nil // none, or one this pass renders with its neighbours
+	}
+	intact, err := p.st.DigestIntact(ctx, prev.User, prev.Date)
+	if err != nil || !intact {
+		return err
+	}
+	rd, err := p.renderDigest(ctx, prev, u, feeds)
+	if err != nil {
+		return err
+	}
+	before, after := neighbours(all, prev.Date)
+	rd.Prev, rd.Next = before.Date, after.Date
+	page, err := render.DigestPage(rd)
+	if err != nil {
+		return fmt.Errorf("render digest %s %s: %w", rd.User, rd.Date, err)
+	}
+	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
 }
 
 func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {

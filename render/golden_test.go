@@ -109,6 +109,7 @@ func sampleDigest(t testing.TB) Digest {
 func goldenDigest(t testing.TB) Digest {
 	d := sampleDigest(t)
 	d.Groups[0].Folder = "Friends"
+	d.Prev, d.Next = "2020-11-21", "2020-11-23"
 	d.Groups = append(d.Groups, FeedGroup{
 		FeedURL:  "https://ar.example.com/feed",
 		FeedName: "مدونة المثال",
@@ -163,7 +164,9 @@ func TestGoldenDigestPage(t *testing.T) {
 }
 
 func TestGoldenEmptyDay(t *testing.T) {
-	got, err := DigestPage(emptyDigest(t))
+	d := emptyDigest(t)
+	d.Prev = "2020-11-22" // the newest digest: no next one yet
+	got, err := DigestPage(d)
 	if err != nil {
 		t.Fatal(err)
 	}

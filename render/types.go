@@ -50,6 +50,10 @@ type Digest struct {
 	IntroHTML string      // optional, already-rendered trusted HTML (from Markdown); may be empty
 	Groups    []FeedGroup // in the user's order (see FeedGroup.Folder)
 	Notices   []Notice
+	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
+	// just before and after this one, "" when there is none: the page
+	// links them.
+	Prev, Next string
 }
 
 // DigestRef names one digest in an archive listing.

@@ -50,11 +50,23 @@ type digestView struct {
 	Total             string // "12 new entries from 5 feeds"
 	Built             timeView
 	Zone              string
+	Prev, Next        dateLink
 	// Email only.
 	Subject, WebURL string
 	// Kept and Omitted: an email too large for MaxEmailSize lists the
 	// first Kept entries and says that Omitted more are on the page.
 	Kept, Omitted int
+}
+
+// dateLink is another digest's page: its date, and the date in words.
+type dateLink struct{ Date, Label string }
+
+func newDateLink(date string) dateLink {
+	day, err := time.Parse(dateLayout, date)
+	if err != nil {
+		return dateLink{} // no page to link
+	}
+	return dateLink{Date: date, Label: day.Format(dayLayout)}
 }
 
 type groupView struct {
@@ -126,6 +138,8 @@ func newDigestView(d Digest) (*digestView, error) {
 		IntroText: plainText(d.IntroHTML),
 		Built:     showTime(d.BuiltAt, loc, entryLayout),
 		Zone:      loc.String(),
+		Prev:      newDateLink(d.Prev),
+		Next:      newDateLink(d.Next),
 	}
 	var sources []linkSource
 	for i, g := range inFolderOrder(d.Groups) {

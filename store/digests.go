@@ -351,6 +351,25 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 	return out, rows.Err()
 }
 
+// DigestIntact says whether every entry of a digest is still stored with
+// its texts: whether its page, written again, shows what it showed. Old
+// entries lose their texts (DropTexts) and then themselves (Prune).
+func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
+	var count, held, bare int
+	err := s.db.QueryRowContext(ctx, `SELECT d.entry_count, COUNT(e.id),
+		COALESCE(SUM(t.entry_id IS NULL AND e.content = '' AND e.summary = ''), 0)
+		FROM digests d LEFT JOIN digest_entries de ON de.user = d.user AND de.date = d.date
+		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE d.user = ? AND d.date = ? GROUP BY d.user, d.date`, user, date).Scan(&count, &held, &bare)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
+	}
+	return held == count && bare == 0, nil
+}
+
 // DigestEntries returns the entries of one digest, grouped by feed URL in
 // subscription order, newest first within a feed.
 func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
