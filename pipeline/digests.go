@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -235,6 +236,15 @@ func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.Fe
 	return out
 }
 
+// configIndex is the place of a feed in the user's config; a feed the
+// user no longer follows comes after all of them.
+func configIndex(u config.User, feedURL string) int {
+	if i := slices.IndexFunc(u.Feeds, func(s config.Subscription) bool { return s.URL == feedURL }); i >= 0 {
+		return i
+	}
+	return len(u.Feeds)
+}
+
 // displayName is what the user calls a feed: their title for it, else
 // the feed's own name.
 func displayName(u config.User, feedURL string, feeds map[string]feedInfo) string {
@@ -278,5 +288,12 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: displayName(u, n.FeedURL, feeds),
 			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
 	}
+	for _, pr := range d.Problems {
+		out.Problems = append(out.Problems, render.Problem{FeedURL: pr.FeedURL, FeedName: displayName(u, pr.FeedURL, feeds),
+			State: pr.State, Reason: pr.Reason, Since: pr.Since, Until: pr.Until})
+	}
+	slices.SortStableFunc(out.Problems, func(a, b render.Problem) int {
+		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))
+	})
 	return out, nil
 }

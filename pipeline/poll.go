@@ -230,6 +230,14 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 	}
 	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
 	applyState(&f, next)
+	if res.Err != nil {
+		// In plain words, for the digests: what went wrong, and since
+		// when (a 410 at once has no run of errors).
+		f.Problem, f.ProblemAt, f.ProblemSince = res.Problem(), now, f.FirstError
+		if f.ProblemSince.IsZero() {
+			f.ProblemSince = now
+		}
+	}
 	return f
 }
 

@@ -140,8 +140,6 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More
 	}
-	for _, n := range d.Notices {
-		v.Notices = append(v.Notices, newNoticeView(n))
-	}
+	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, zone(d))
 	return v, nil
 }

@@ -105,11 +105,14 @@ func sampleDigest(t testing.TB) Digest {
 // goldenDigest is sampleDigest as a reader who sorts their feeds sees it:
 // the blog in a folder "Friends", the news feed without one, and an
 // Arabic feed in "Friends" too, listed after the news feed (the digest
-// gathers a folder's feeds at the place of its first).
+// gathers a folder's feeds at the place of its first); and a feed that
+// could not be read.
 func goldenDigest(t testing.TB) Digest {
 	d := sampleDigest(t)
 	d.Groups[0].Folder = "Friends"
 	d.Prev, d.Next = "2020-11-21", "2020-11-23"
+	d.Problems = []Problem{{FeedURL: "https://broken.example.com/feed", FeedName: "Broken Blog", State: "failing",
+		Reason: "not found (404)", Since: utc("2020-11-19T23:05:00Z")}}
 	d.Groups = append(d.Groups, FeedGroup{
 		FeedURL:  "https://ar.example.com/feed",
 		FeedName: "مدونة المثال",

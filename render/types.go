@@ -40,6 +40,17 @@ type Notice struct {
 	Detail   string
 }
 
+// Problem names a feed of the user's that could not be read since the
+// previous digest.
+type Problem struct {
+	FeedURL  string
+	FeedName string
+	State    string    // "failing", "recovered" (read again since), "gone" (410), "dead" (90 days of errors)
+	Reason   string    // in plain words, e.g. "not found (404)"; "" when unknown
+	Since    time.Time // its first error
+	Until    time.Time // when it was read again (State "recovered")
+}
+
 // Digest is one user's digest for one local date.
 type Digest struct {
 	User      string         // user name, [a-z0-9-]+
@@ -50,6 +61,8 @@ type Digest struct {
 	IntroHTML string      // optional, already-rendered trusted HTML (from Markdown); may be empty
 	Groups    []FeedGroup // in the user's order (see FeedGroup.Folder)
 	Notices   []Notice
+	// Problems are the feeds that could not be read, in the user's order.
+	Problems []Problem
 	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
 	// just before and after this one, "" when there is none: the page
 	// links them.

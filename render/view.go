@@ -19,6 +19,7 @@ const (
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
 	dateLayout       = "2006-01-02"
+	problemLayout    = "Mon 2 Jan 2006"
 )
 
 // timeView is a time as shown (Label) and as machine-readable (ISO). Both
@@ -44,6 +45,8 @@ type digestView struct {
 	Intro             template.HTML
 	IntroText         string
 	Notices           []noticeView
+	Problems          []problemView
+	ProblemCount      string // "2 feeds"
 	Groups            []groupView
 	Links             []HostCount
 	Count             int    // entries in the digest, listed or not
@@ -117,6 +120,16 @@ type entryView struct {
 	Content                      template.HTML
 }
 
+// problemView is a feed that could not be read: the sentence in plain
+// text, and its parts for HTML.
+type problemView struct {
+	FeedName, Reason string
+	SinceWord        string // "since", or "from" for a feed read again since
+	Since, Until     timeView
+	Note             string // what follows for the feed, when anything does
+	Text             string // the whole line, for plain text
+}
+
 type noticeView struct {
 	FeedName, Text, NewURL, Detail string
 }
@@ -152,10 +165,64 @@ func newDigestView(d Digest) (*digestView, error) {
 	markTopLevel(v.Groups)
 	v.Total = fmt.Sprintf("%s from %s", english.Count(v.Count, "new entry"), english.Count(len(v.Groups), "feed"))
 	v.Links = linkGraph(sources)
-	for _, n := range d.Notices {
-		v.Notices = append(v.Notices, newNoticeView(n))
-	}
+	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
 	return v, nil
+}
+
+// noticesAndProblems shapes the digest's notices and its feeds that
+// could not be read. A feed gone or dead is told of once, under "Could not
+// read", not again among the feed changes.
+func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemView, string) {
+	final := map[string]bool{}
+	var problems []problemView
+	for _, p := range d.Problems {
+		problems = append(problems, newProblemView(p, loc))
+		if p.State == "gone" || p.State == "dead" {
+			final[p.FeedURL] = true
+		}
+	}
+	var notices []noticeView
+	for _, n := range d.Notices {
+		if (n.Kind == "gone" || n.Kind == "dead") && final[n.FeedURL] {
+			continue
+		}
+		notices = append(notices, newNoticeView(n))
+	}
+	return notices, problems, english.Count(len(problems), "feed")
+}
+
+// problemNotes say what becomes of a feed in each state.
+var problemNotes = map[string]string{
+	"gone": "no longer polled; you may want to unsubscribe",
+	"dead": "no longer polled after 90 days of errors",
+}
+
+func newProblemView(p Problem, loc *time.Location) problemView {
+	v := problemView{
+		FeedName:  feedName(p.FeedName, p.FeedURL),
+		Reason:    shortName(p.Reason),
+		SinceWord: "since",
+		Since:     showTime(p.Since, loc, problemLayout),
+		Note:      problemNotes[p.State],
+	}
+	if v.Reason == "" {
+		v.Reason = "could not be read"
+	}
+	if p.State == "recovered" {
+		v.SinceWord, v.Until = "from", showTime(p.Until, loc, problemLayout)
+	}
+	text := v.FeedName + ": " + v.Reason
+	if v.Since.Label != "" {
+		text += ", " + v.SinceWord + " " + v.Since.Label
+	}
+	if v.Until.Label != "" {
+		text += "; read again on " + v.Until.Label
+	}
+	if v.Note != "" {
+		text += "; " + v.Note
+	}
+	v.Text = text + "."
+	return v
 }
 
 // markTopLevel sets the plain-text rule of each feed (see TextRule).

@@ -22,6 +22,25 @@ type Notice struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
+// Problem records, inside a digest, a feed of the user's that could not
+// be read since the previous digest.
+type Problem struct {
+	FeedURL string    `json:"feed_url"`
+	State   string    `json:"state"`            // failing, recovered, gone, dead
+	Reason  string    `json:"reason,omitempty"` // in plain words, "not found (404)"; "" when unknown
+	Since   time.Time `json:"since"`            // the first error of the run
+	// Until is when the feed was read again (State recovered).
+	Until time.Time `json:"until,omitzero"`
+}
+
+// States of a Problem.
+const (
+	ProblemFailing   = "failing"   // polls fail, and are tried again
+	ProblemRecovered = "recovered" // failed since the previous digest, read since
+	ProblemGone      = "gone"      // 410: never polled again
+	ProblemDead      = "dead"      // errors for 90 days: no longer polled
+)
+
 // Digest is one built digest of one user for one local date.
 type Digest struct {
 	User       string
@@ -29,6 +48,7 @@ type Digest struct {
 	Since      time.Time
 	BuiltAt    time.Time
 	Notices    []Notice
+	Problems   []Problem
 	EntryCount int
 	RenderedAt time.Time
 	SendWanted bool
@@ -50,15 +70,15 @@ type Digest struct {
 }
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
-	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
+	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
 
 func scanDigest(row scanner) (Digest, error) {
 	var d Digest
 	var since, built, rendered, sent, started, failed, givenUp int64
 	var wanted, permanent int
-	var notices string
+	var notices, problems string
 	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
-		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy); err != nil {
+		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
@@ -66,6 +86,9 @@ func scanDigest(row scanner) (Digest, error) {
 	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
 	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
 		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal([]byte(problems), &d.Problems); err != nil {
+		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
 	}
 	return d, nil
 }
@@ -193,10 +216,15 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 		if d.Notices, err = digestNotices(ctx, tx, user, prevBuilt, unix(now)); err != nil {
 			return err
 		}
+		if d.Problems, err = digestProblems(ctx, tx, user, prevBuilt, unix(now)); err != nil {
+			return err
+		}
 		d.EntryCount = len(ids)
 		notices, _ := json.Marshal(d.Notices)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, user, date, prevBuilt, unix(now), string(notices), len(ids), boolInt(sendWanted)); err != nil {
+		problems, _ := json.Marshal(d.Problems)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, user, date, prevBuilt, unix(now), string(notices), len(ids), boolInt(sendWanted),
+			string(problems)); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -211,6 +239,9 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 	}
 	if d.Notices == nil {
 		d.Notices = []Notice{}
+	}
+	if d.Problems == nil {
+		d.Problems = []Problem{}
 	}
 	return d, nil
 }
@@ -368,6 +399,52 @@ func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, erro
 		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
 	}
 	return held == count && bare == 0, nil
+}
+
+// digestProblems finds the user's feeds that could not be read since the
+// previous digest (built at since) up to now: failing now (in the penalty
+// box or waiting for a retry), or failed in (since, now] and read again
+// since; and those that went for good in (since, now]: gone or dead. A
+// feed gone or dead before is not polled, and not told of again (status
+// shows it for as long as it is subscribed).
+func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]Problem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT f.url, f.problem, f.problem_at, f.problem_since, f.first_error,
+		f.error_count, f.gone_at, f.dead_at, f.last_success FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user = ?1 AND ((f.gone_at = 0 AND f.dead_at = 0 AND (f.error_count > 0 OR (f.problem_at > ?2 AND f.problem_at <= ?3)))
+			OR (f.gone_at > ?2 AND f.gone_at <= ?3) OR (f.dead_at > ?2 AND f.dead_at <= ?3))
+		ORDER BY f.url`, user, since, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Problem
+	for rows.Next() {
+		var p Problem
+		var at, problemSince, firstError, errCount, gone, dead, success int64
+		if err := rows.Scan(&p.FeedURL, &p.Reason, &at, &problemSince, &firstError, &errCount, &gone, &dead, &success); err != nil {
+			return nil, err
+		}
+		switch {
+		case gone != 0:
+			p.State = ProblemGone
+		case dead != 0:
+			p.State = ProblemDead
+		case errCount > 0:
+			p.State = ProblemFailing
+		default:
+			p.State, p.Until = ProblemRecovered, fromUnix(success)
+		}
+		// Since when: the first error of the run, else (a 410 at once)
+		// when it went wrong.
+		for _, t := range []int64{problemSince, firstError, gone, dead, at} {
+			if t != 0 {
+				p.Since = fromUnix(t)
+				break
+			}
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
 
 // DigestEntries returns the entries of one digest, grouped by feed URL in
