@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/english"
 	"feeddigest/opml"
-	"feeddigest/store"
+	"feeddigest/pipeline"
 )
 
 // importCmd adds the feeds of an OPML file to one user's feeds in the
@@ -241,16 +242,16 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 // knownFeeds reads feed titles and site URLs from the state file, read
 // only. Before the first run there is none, and an unreadable one only
 // costs the titles: the export still lists every feed, by URL.
-func knownFeeds(ctx context.Context, cfg *config.Config, stderr io.Writer) map[string]store.Feed {
+func knownFeeds(ctx context.Context, cfg *config.Config, stderr io.Writer) map[string]domain.Feed {
 	if _, err := os.Stat(cfg.State); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := pipeline.OpenReader(ctx, cfg)
 	if err == nil {
 		defer st.Close()
-		var feeds []store.Feed
+		var feeds []domain.Feed
 		if feeds, err = st.Feeds(ctx); err == nil {
-			known := make(map[string]store.Feed, len(feeds))
+			known := make(map[string]domain.Feed, len(feeds))
 			for _, f := range feeds {
 				known[f.URL] = f
 			}

@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/render"
 	"feeddigest/site"
-	"feeddigest/store"
 )
 
 // buildDigests records the digest of every due user, each in one
@@ -28,7 +28,7 @@ func (p *pass) buildDigests(ctx context.Context) error {
 		}
 		p.sum.DigestsBuilt++
 		p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
-		p.opts.Progress(Event{Kind: "digest", Detail: d.Name + " " + d.Date})
+		p.opts.Progress(Event{Kind: EventDigest, Detail: d.Name + " " + d.Date})
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (p *pass) render(ctx context.Context) error {
 
 // neighbours are the digests just before and after date in a user's
 // digests (newest first); zero values where there is none.
-func neighbours(all []store.Digest, date string) (prev, next store.Digest) {
+func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 	for i, d := range all {
 		if d.Date != date {
 			continue
@@ -106,9 +106,9 @@ func neighbours(all []store.Digest, date string) (prev, next store.Digest) {
 
 // linkNext writes again the page of prev, a digest rendered in an earlier
 // pass, so that it links the digest after it. A page whose entries have
-// lost their texts since (see store.DigestIntact) is left as it is: a
+// lost their texts since (see store.Reader.DigestIntact) is left as it is: a
 // missing link is better than an archive page emptied.
-func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev store.Digest, all []store.Digest, u config.User, feeds map[string]feedInfo) error {
+func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
 	}
@@ -202,7 +202,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	return out, nil
 }
 
-func feedName(f store.Feed) string {
+func feedName(f domain.Feed) string {
 	if f.Title != "" {
 		return f.Title
 	}
@@ -257,7 +257,7 @@ func displayName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 }
 
 // renderDigest turns a stored digest into render's input.
-func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
@@ -280,17 +280,14 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, More: more[e.FeedURL]}
 			byFeed[e.FeedURL] = g
 		}
-		g.Entries = append(g.Entries, render.Entry{Title: e.Title, Link: e.Link, Content: e.Content,
-			Summary: e.Summary, Author: e.Author, Published: e.Published, FirstSeen: e.FirstSeen})
+		g.Entries = append(g.Entries, e)
 	}
 	out.Groups = inUserOrder(u, byFeed)
 	for _, n := range d.Notices {
-		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: displayName(u, n.FeedURL, feeds),
-			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
+		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}
 	for _, pr := range d.Problems {
-		out.Problems = append(out.Problems, render.Problem{FeedURL: pr.FeedURL, FeedName: displayName(u, pr.FeedURL, feeds),
-			State: pr.State, Reason: pr.Reason, Since: pr.Since, Until: pr.Until})
+		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: displayName(u, pr.FeedURL, feeds)})
 	}
 	slices.SortStableFunc(out.Problems, func(a, b render.Problem) int {
 		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 // pageLinks are the head's icon and feed, and the pager's prev and next,
@@ -69,7 +69,7 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 
 	// A page whose entries lost their texts is not written again: it
 	// would come back empty. It goes without a link to the next digest.
-	st, err := store.Open(context.Background(), cfg.State)
+	st, err := sqlite.Open(context.Background(), cfg.State)
 	if err != nil {
 		t.Fatal(err)
 	}

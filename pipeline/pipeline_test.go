@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
@@ -265,7 +266,7 @@ func TestOverlappingRunChangesNothing(t *testing.T) {
 	pub := newPublisher(t)
 	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
-	held, err := store.Open(context.Background(), cfg.State)
+	held, err := sqlite.Open(context.Background(), cfg.State)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"feeddigest/store"
+	"feeddigest/domain"
+	"feeddigest/sqlite"
 )
 
 const tinyRSS = `<rss version="2.0"><channel><title>%s</title><item><guid>%s</guid><title>Post</title><link>https://site.example/%s</link></item></channel></rss>`
@@ -36,9 +37,9 @@ func (h *hits) get(path string) int {
 	return h.n[path]
 }
 
-func feedRecord(t *testing.T, statePath, url string) store.Feed {
+func feedRecord(t *testing.T, statePath, url string) domain.Feed {
 	t.Helper()
-	st, err := store.OpenReader(context.Background(), statePath)
+	st, err := sqlite.OpenReader(context.Background(), statePath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 // Package pipeline wires one scheduled pass together, in one direction:
 // config -> due users -> feeds to poll -> fetch -> store -> digests ->
 // pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
-// SQL from store, HTML and MIME from render, files through site, SMTP
-// through mail.
+// the state through the store contract (opened in state.go), HTML and
+// MIME from render, files through site, SMTP through mail.
 package pipeline
 
 import (
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/schedule"
 	"feeddigest/store"
@@ -32,7 +33,7 @@ type Options struct {
 
 // Event reports progress of a pass.
 type Event struct {
-	Kind   string // "due", "polled", "digest", "sent"
+	Kind   EventKind
 	Total  int
 	Done   int
 	Failed int
@@ -60,6 +61,16 @@ type Summary struct {
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`
 }
+
+// EventKind says what an Event reports.
+type EventKind string
+
+const (
+	EventDue    EventKind = "due"    // the feeds to poll are chosen: Total
+	EventPolled EventKind = "polled" // a poll is saved: Done of Total, Failed so far, Detail the feed
+	EventDigest EventKind = "digest" // a digest is built: Detail the user and date
+	EventSent   EventKind = "sent"   // a digest is mailed: Detail the user and date
+)
 
 func (o *Options) defaults() {
 	if o.Now.IsZero() {
@@ -107,7 +118,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		opts.Policy.HintCap = cfg.Fetch.HintCap
 	}
 	sum := Summary{Now: opts.Now}
-	st, err := store.Open(ctx, cfg.State)
+	st, err := openState(ctx, cfg)
 	if err != nil {
 		return sum, err
 	}
@@ -129,7 +140,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 type pass struct {
 	cfg  *config.Config
 	opts Options
-	st   *store.Store
+	st   store.Store
 	sum  *Summary
 	due  []schedule.Due
 	// daily are the weekly users between digests, whose feeds are still
@@ -170,7 +181,7 @@ func (p *pass) sync(ctx context.Context) error {
 }
 
 // newestDate is the date of the newest of a user's digests, "" for none.
-func newestDate(digests []store.Digest) string {
+func newestDate(digests []domain.Digest) string {
 	newest := ""
 	for _, d := range digests {
 		newest = max(newest, d.Date)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 	"feeddigest/render"
 	"feeddigest/site"
@@ -50,7 +51,7 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 // of then, not as of the pass, so a pass that polls nothing writes the
 // same page again and leaves the site as it was (the scheduled workflow
 // deploys the site only when it changed).
-func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
+func lastPoll(ctx context.Context, st store.Reader) (time.Time, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return time.Time{}, err
@@ -67,7 +68,7 @@ func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
 // Status reads the feeds' health from the state file, without taking the
 // run lock.
 func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Use
 	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
 		return userRows(ctx, cfg, nil, now)
 	}
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +96,10 @@ func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Use
 // userRows sees each user as of now or as of their newest digest, if that
 // was built later (by a run with a later -now, or after the last poll
 // that status.html is as of): a digest just built is never "due".
-func userRows(ctx context.Context, cfg *config.Config, st *store.Store, now time.Time) ([]render.UserStatus, error) {
+func userRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.UserStatus, error) {
 	rows := make([]render.UserStatus, 0, len(cfg.Users))
 	for _, u := range cfg.Users {
-		var digests []store.Digest
+		var digests []domain.Digest
 		if st != nil {
 			var err error
 			if digests, err = st.Digests(ctx, u.Name); err != nil {
@@ -114,7 +115,7 @@ func userRows(ctx context.Context, cfg *config.Config, st *store.Store, now time
 		su := scheduleUser(u)
 		su.NewestDigest = newestDate(digests)
 		_, due := su.Due(at, func(_, date string) bool {
-			return slices.ContainsFunc(digests, func(d store.Digest) bool { return d.Date == date })
+			return slices.ContainsFunc(digests, func(d domain.Digest) bool { return d.Date == date })
 		})
 		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: due}
 		if !due {
@@ -146,7 +147,7 @@ func WriteUsersTable(w io.Writer, users []render.UserStatus) error {
 	return tw.Flush()
 }
 
-func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.FeedStatus, error) {
+func statusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return nil, err
@@ -169,32 +170,14 @@ func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.F
 		rows = append(rows, render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
 			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), State: feedHealth(f), Subscribers: subs[f.URL], Entries: counts[f.URL],
+			Reason: reason(f, now), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
 	return rows, nil
 }
 
-func feedHealth(f store.Feed) string {
-	switch {
-	case !f.GoneAt.IsZero():
-		return "gone"
-	case !f.DeadAt.IsZero():
-		return "dead"
-	case f.ErrorCount > 0:
-		return "failing"
-	case f.PendingURL != "":
-		return "moved to another site?"
-	case f.EffectiveURL != "":
-		return "moved"
-	case f.LastPoll.IsZero():
-		return "new"
-	}
-	return "ok"
-}
-
 // reason says why the next poll waits, or what the user should know.
-func reason(f store.Feed, now time.Time) string {
+func reason(f domain.Feed, now time.Time) string {
 	r := f.Reason
 	if f.PendingURL != "" {
 		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
@@ -262,7 +245,7 @@ func WriteStatusMarkdown(w io.Writer, rows []render.FeedStatus, now time.Time) e
 		for _, r := range rows {
 			c := statusCells(r, now)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n",
-				mdEscape(c.feed), mdEscape(r.State), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
+				mdEscape(c.feed), mdEscape(string(r.State)), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
 		}
 		b.WriteString("\nTimes are in UTC.\n")
 	}
@@ -296,7 +279,7 @@ func statusCells(r render.FeedStatus, now time.Time) cells {
 // deadline at its subscribers' next digest.
 func nextPoll(r render.FeedStatus, now time.Time) string {
 	switch {
-	case r.State == "gone" || r.State == "dead":
+	case r.State.Stopped():
 		return "never"
 	case r.NextPoll.IsZero():
 		return "at next digest"

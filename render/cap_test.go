@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"feeddigest/domain"
 	"feeddigest/internal/smtptest"
 )
 
@@ -19,7 +20,7 @@ func bigDigest(t *testing.T, feeds, perFeed int) Digest {
 		g := FeedGroup{FeedURL: fmt.Sprintf("https://f%d.example/feed", f), FeedName: fmt.Sprintf("Feed %d", f),
 			SiteURL: fmt.Sprintf("https://f%d.example/", f), More: 10}
 		for e := range perFeed {
-			g.Entries = append(g.Entries, Entry{Title: fmt.Sprintf("Entry %d-%d %s", f, e, words), Author: "Someone",
+			g.Entries = append(g.Entries, domain.Entry{Title: fmt.Sprintf("Entry %d-%d %s", f, e, words), Author: "Someone",
 				Link: fmt.Sprintf("https://f%d.example/%d", f, e), Content: "<p>" + words + "</p>",
 				Published: d.BuiltAt.Add(-time.Duration(e) * time.Minute)})
 		}

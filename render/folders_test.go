@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"feeddigest/domain"
 	"feeddigest/internal/smtptest"
 )
 
@@ -17,7 +18,7 @@ func folderDigest(t *testing.T) Digest {
 	one := func(url, name, folder string, n int) FeedGroup {
 		g := FeedGroup{FeedURL: url, FeedName: name, Folder: folder}
 		for range n {
-			g.Entries = append(g.Entries, Entry{Title: name + " entry", Link: url + "/post"})
+			g.Entries = append(g.Entries, domain.Entry{Title: name + " entry", Link: url + "/post"})
 		}
 		return g
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
+
+	"feeddigest/domain"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
@@ -64,7 +66,7 @@ func sampleDigest(t testing.TB) Digest {
 				FeedURL:  "https://blog.example.org/feed.xml",
 				FeedName: "Example <b>Blog</b>",
 				SiteURL:  "https://blog.example.org/",
-				Entries: []Entry{
+				Entries: []domain.Entry{
 					{
 						Title:     "Hello <em>world</em>",
 						Link:      "/posts/hello",
@@ -84,7 +86,7 @@ func sampleDigest(t testing.TB) Digest {
 			},
 			{
 				FeedURL: "https://news.example.net/rss",
-				Entries: []Entry{
+				Entries: []domain.Entry{
 					{
 						Title:     "Links of the week",
 						Link:      "https://news.example.net/2020/links",
@@ -96,8 +98,8 @@ func sampleDigest(t testing.TB) Digest {
 			},
 		},
 		Notices: []Notice{
-			{FeedURL: "https://old.example.com/feed", FeedName: "Old Blog", Kind: "gone"},
-			{FeedURL: "https://moving.example.com/rss", FeedName: "Moving Blog", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"},
+			{Notice: domain.Notice{FeedURL: "https://old.example.com/feed", Kind: "gone"}, FeedName: "Old Blog"},
+			{Notice: domain.Notice{FeedURL: "https://moving.example.com/rss", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"}, FeedName: "Moving Blog"},
 		},
 	}
 }
@@ -111,13 +113,13 @@ func goldenDigest(t testing.TB) Digest {
 	d := sampleDigest(t)
 	d.Groups[0].Folder = "Friends"
 	d.Prev, d.Next = "2020-11-21", "2020-11-23"
-	d.Problems = []Problem{{FeedURL: "https://broken.example.com/feed", FeedName: "Broken Blog", State: "failing",
-		Reason: "not found (404)", Since: utc("2020-11-19T23:05:00Z")}}
+	d.Problems = []Problem{{FeedName: "Broken Blog", Problem: domain.Problem{FeedURL: "https://broken.example.com/feed",
+		State: domain.ProblemFailing, Reason: "not found (404)", Since: utc("2020-11-19T23:05:00Z")}}}
 	d.Groups = append(d.Groups, FeedGroup{
 		FeedURL:  "https://ar.example.com/feed",
 		FeedName: "مدونة المثال",
 		Folder:   "Friends",
-		Entries: []Entry{{
+		Entries: []domain.Entry{{
 			Title:     "مرحبا بالعالم",
 			Link:      "https://ar.example.com/2020/hello",
 			Author:    "ليلى",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/english"
 )
 
@@ -83,7 +84,8 @@ type statusRow struct {
 	Subscribers              []string
 	LastPoll, NextPoll       timeView
 	LastStatus, LastError    string
-	Reason, State            string
+	Reason                   string
+	State                    domain.FeedState
 	ErrorCount, Entries      int
 }
 
@@ -147,7 +149,7 @@ func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 		r.LastPoll.Label = "never"
 	}
 	switch {
-	case f.State == "gone" || f.State == "dead":
+	case f.State.Stopped():
 		r.NextPoll = timeView{Label: "never"}
 	case r.NextPoll.Label == "":
 		r.NextPoll.Label = "when a subscriber is due"
@@ -170,7 +172,7 @@ func StatusSummary(feeds []FeedStatus) string {
 	counts := map[string]int{}
 	var states []string
 	for _, f := range feeds {
-		s := f.State
+		s := string(f.State)
 		if s == "" {
 			s = "unknown"
 		}

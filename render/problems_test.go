@@ -4,15 +4,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 func problemDigest(t *testing.T) Digest {
 	d := emptyDigest(t)
 	d.Problems = []Problem{
-		{FeedURL: "https://a.example/feed", FeedName: "Alpha", State: "failing", Reason: "not found (404)", Since: utc("2020-11-19T23:30:00Z")},
-		{FeedURL: "https://b.example/feed", State: "recovered", Reason: "server error (503)", Since: utc("2020-11-22T02:00:00Z"), Until: utc("2020-11-22T06:00:00Z")},
-		{FeedURL: "https://c.example/feed", FeedName: "Charlie", State: "gone", Reason: "gone (410)", Since: utc("2020-11-21T00:05:00Z")},
-		{FeedURL: "https://d.example/feed", FeedName: "Delta", State: "dead", Since: utc("2020-08-20T00:05:00Z")},
+		{FeedName: "Alpha", Problem: domain.Problem{FeedURL: "https://a.example/feed", State: domain.ProblemFailing, Reason: "not found (404)", Since: utc("2020-11-19T23:30:00Z")}},
+		{Problem: domain.Problem{FeedURL: "https://b.example/feed", State: domain.ProblemRecovered, Reason: "server error (503)", Since: utc("2020-11-22T02:00:00Z"), Until: utc("2020-11-22T06:00:00Z")}},
+		{FeedName: "Charlie", Problem: domain.Problem{FeedURL: "https://c.example/feed", State: domain.ProblemGone, Reason: "gone (410)", Since: utc("2020-11-21T00:05:00Z")}},
+		{FeedName: "Delta", Problem: domain.Problem{FeedURL: "https://d.example/feed", State: domain.ProblemDead, Since: utc("2020-08-20T00:05:00Z")}},
 	}
 	return d
 }
@@ -59,8 +61,8 @@ func TestFailedFeedsAreNamedNeverAQuietDay(t *testing.T) {
 		t.Errorf("section heading %q", got)
 	}
 	// A feed gone is told of once: not again among the feed changes.
-	d.Notices = []Notice{{FeedURL: "https://c.example/feed", FeedName: "Charlie", Kind: "gone"},
-		{FeedURL: "https://e.example/feed", FeedName: "Echo", Kind: "gone"}}
+	d.Notices = []Notice{{FeedName: "Charlie", Notice: domain.Notice{FeedURL: "https://c.example/feed", Kind: domain.NoticeGone}},
+		{FeedName: "Echo", Notice: domain.Notice{FeedURL: "https://e.example/feed", Kind: domain.NoticeGone}}}
 	page, _ = DigestPage(d)
 	if n := strings.Count(string(page), "Charlie"); n != 1 || !strings.Contains(string(page), "<strong>Echo</strong> is gone") {
 		t.Errorf("Charlie named %d times; Echo's notice kept: %v", n, strings.Contains(string(page), "Echo"))

@@ -3,18 +3,11 @@
 // nothing of HTTP polling or SQL; the caller hands it plain values.
 package render
 
-import "time"
+import (
+	"time"
 
-// Entry is one feed entry as stored, before any sanitising.
-type Entry struct {
-	Title     string // may be empty: a display title is derived
-	Link      string // the entry's own URL (may be relative to FeedURL)
-	Content   string // raw HTML from the feed (full content), unsanitised
-	Summary   string // raw HTML/text summary, unsanitised; used when Content is empty
-	Author    string
-	Published time.Time // zero when the feed gave no usable date
-	FirstSeen time.Time
-}
+	"feeddigest/domain"
+)
 
 // FeedGroup is one feed's entries in a digest, newest first.
 type FeedGroup struct {
@@ -25,7 +18,7 @@ type FeedGroup struct {
 	// one. A digest shows its folders in the order of their first feed in
 	// Groups, and feeds in their order within a folder.
 	Folder  string
-	Entries []Entry
+	Entries []domain.Entry
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
@@ -33,22 +26,15 @@ type FeedGroup struct {
 
 // Notice tells the reader once about a feed that changed for good.
 type Notice struct {
-	FeedURL  string
+	domain.Notice
 	FeedName string
-	Kind     string // "gone" (410), "moved" (301/308, new URL in NewURL), "dead" (90 days of errors), "origin" (moved to another site: user should check)
-	NewURL   string
-	Detail   string
 }
 
 // Problem names a feed of the user's that could not be read since the
 // previous digest.
 type Problem struct {
-	FeedURL  string
+	domain.Problem
 	FeedName string
-	State    string    // "failing", "recovered" (read again since), "gone" (410), "dead" (90 days of errors)
-	Reason   string    // in plain words, e.g. "not found (404)"; "" when unknown
-	Since    time.Time // its first error
-	Until    time.Time // when it was read again (State "recovered")
 }
 
 // Digest is one user's digest for one local date.
@@ -97,7 +83,7 @@ type FeedStatus struct {
 	NextPoll     time.Time // zero: as soon as a subscriber is due
 	ErrorCount   int
 	Reason       string // why the next poll waits: "penalty (404)", "Retry-After", "max-age hint", ...
-	State        string // "ok", "failing", "gone", "dead", "moved"
+	State        domain.FeedState
 	Subscribers  []string
 	Entries      int
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
 )
@@ -177,13 +178,13 @@ func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemVi
 	var problems []problemView
 	for _, p := range d.Problems {
 		problems = append(problems, newProblemView(p, loc))
-		if p.State == "gone" || p.State == "dead" {
+		if p.State == domain.ProblemGone || p.State == domain.ProblemDead {
 			final[p.FeedURL] = true
 		}
 	}
 	var notices []noticeView
 	for _, n := range d.Notices {
-		if (n.Kind == "gone" || n.Kind == "dead") && final[n.FeedURL] {
+		if (n.Kind == domain.NoticeGone || n.Kind == domain.NoticeDead) && final[n.FeedURL] {
 			continue
 		}
 		notices = append(notices, newNoticeView(n))
@@ -192,9 +193,9 @@ func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemVi
 }
 
 // problemNotes say what becomes of a feed in each state.
-var problemNotes = map[string]string{
-	"gone": "no longer polled; you may want to unsubscribe",
-	"dead": "no longer polled after 90 days of errors",
+var problemNotes = map[domain.ProblemState]string{
+	domain.ProblemGone: "no longer polled; you may want to unsubscribe",
+	domain.ProblemDead: "no longer polled after 90 days of errors",
 }
 
 func newProblemView(p Problem, loc *time.Location) problemView {
@@ -208,7 +209,7 @@ func newProblemView(p Problem, loc *time.Location) problemView {
 	if v.Reason == "" {
 		v.Reason = "could not be read"
 	}
-	if p.State == "recovered" {
+	if p.State == domain.ProblemRecovered {
 		v.SinceWord, v.Until = "from", showTime(p.Until, loc, problemLayout)
 	}
 	text := v.FeedName + ": " + v.Reason
@@ -290,7 +291,7 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	return gv, src
 }
 
-func newEntryView(e Entry, g FeedGroup, name string, nested bool, loc *time.Location) entryView {
+func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) entryView {
 	link := EntryURL(g.FeedURL, e.Link)
 	ev := entryView{
 		Nested:   nested,
@@ -328,11 +329,11 @@ func metaText(ev entryView) string {
 
 // noticeTexts complete "<feed name> ..." for each kind of notice; a NewURL
 // follows the text when there is one.
-var noticeTexts = map[string]string{
-	"gone":   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
-	"moved":  "has moved for good and is now polled at its new address:",
-	"dead":   "has failed for 90 days and is no longer polled.",
-	"origin": "now redirects to another site. Please check it is still the feed you want:",
+var noticeTexts = map[domain.NoticeKind]string{
+	domain.NoticeGone:   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
+	domain.NoticeMoved:  "has moved for good and is now polled at its new address:",
+	domain.NoticeDead:   "has failed for 90 days and is no longer polled.",
+	domain.NoticeOrigin: "now redirects to another site. Please check it is still the feed you want:",
 }
 
 func newNoticeView(n Notice) noticeView {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 // weightWords is ordinary prose vocabulary for the page-weight digest.
@@ -70,7 +72,7 @@ func weightDigest(t testing.TB) Digest {
 		for e := range 10 {
 			n := f*10 + e
 			title := weightText(r, 8)
-			g.Entries = append(g.Entries, Entry{
+			g.Entries = append(g.Entries, domain.Entry{
 				Title:     strings.ToUpper(title[:1]) + title[1:],
 				Link:      fmt.Sprintf("/2026/11/%02d/entry-%d.html", 21-e%2, n),
 				Content:   weightContent(r, f, n),

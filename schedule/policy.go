@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"feeddigest/domain"
 )
 
 // Class sorts what a poll brought back into what the policy cares about.
@@ -39,20 +41,6 @@ type Outcome struct {
 	Entries    int           // entries in the body (Fresh only)
 	New        int           // of which not stored before
 	FirstPoll  bool          // the feed had never been polled successfully
-}
-
-// State is the scheduling part of a feed record.
-type State struct {
-	LastPoll      time.Time
-	NextPoll      time.Time
-	Reason        string
-	ErrorCount    int
-	FirstError    time.Time
-	RetryPending  bool
-	GoneAt        time.Time
-	DeadAt        time.Time
-	OverflowGap   time.Duration
-	NextExtraPoll time.Time
 }
 
 // Policy holds the numbers of the polling rules.
@@ -91,11 +79,8 @@ func RandomSalt(rng *rand.Rand) Salt {
 	}
 }
 
-// NoSalt is for tests that want exact deadlines.
-func NoSalt(time.Duration) time.Duration { return 0 }
-
-// Next is the feed's scheduling state after a poll with outcome o at now.
-func (p Policy) Next(prev State, o Outcome, now time.Time, salt Salt) State {
+// Next is the feed's schedule after a poll with outcome o at now.
+func (p Policy) Next(prev domain.Schedule, o Outcome, now time.Time, salt Salt) domain.Schedule {
 	s := prev
 	s.LastPoll = now
 	switch {
@@ -117,7 +102,7 @@ func (p Policy) Next(prev State, o Outcome, now time.Time, salt Salt) State {
 	return s
 }
 
-func (p Policy) afterFailure(s State, o Outcome, now time.Time, salt Salt) State {
+func (p Policy) afterFailure(s domain.Schedule, o Outcome, now time.Time, salt Salt) domain.Schedule {
 	s.ErrorCount++
 	if s.FirstError.IsZero() {
 		s.FirstError = now
@@ -187,7 +172,7 @@ func statusText(status int, fallback string) string {
 // then twice the gap still fits in the window. A poll that came sooner
 // (a subscriber's midnight in between) measures nothing about the gap.
 // No salt stretches it.
-func (p Policy) trackOverflow(s *State, prev State, o Outcome, now time.Time) {
+func (p Policy) trackOverflow(s *domain.Schedule, prev domain.Schedule, o Outcome, now time.Time) {
 	gap := prev.OverflowGap
 	sinceLast := now.Sub(prev.LastPoll)
 	switch {

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -150,8 +150,8 @@ var migrations = []string{
 	ALTER TABLE digests ADD COLUMN problems TEXT NOT NULL DEFAULT '[]';`,
 }
 
-// SchemaVersion is the version a migrated file has.
-var SchemaVersion = len(migrations)
+// schemaVersion is the version a migrated file has.
+var schemaVersion = len(migrations)
 
 func (s *Store) migrate(ctx context.Context) error {
 	var version int
