@@ -12,6 +12,7 @@ type Feed struct {
 	PendingURL   string // a permanent redirect to another origin, waiting for the user
 	Title        string
 	SiteURL      string
+	Language     string // the feed's language as a BCP 47 tag ("ar"), "" when it gives none
 
 	// Validators and body hash, stored exactly as received.
 	ETag         string

@@ -187,7 +187,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 const atomDigests = 20
 
 type feedInfo struct {
-	name, site string
+	name, site, lang string
 }
 
 func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
@@ -197,7 +197,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL}
+		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language}
 	}
 	return out, nil
 }
@@ -277,7 +277,7 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 		g := byFeed[e.FeedURL]
 		if g == nil {
 			info := feeds[e.FeedURL]
-			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, More: more[e.FeedURL]}
+			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, Lang: info.lang, More: more[e.FeedURL]}
 			byFeed[e.FeedURL] = g
 		}
 		g.Entries = append(g.Entries, e)

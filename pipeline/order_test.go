@@ -32,7 +32,7 @@ feeds = [
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 
 	page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html"))
-	heads := regexp.MustCompile(`<h[23] class="[fd]">(?:<a [^>]*>)?([^<]+)`).FindAllStringSubmatch(page, -1)
+	heads := regexp.MustCompile(`<h[23] class="[fd]"[^>]*>(?:<a [^>]*>)?([^<]+)`).FindAllStringSubmatch(page, -1)
 	var got []string
 	for _, h := range heads {
 		got = append(got, h[1])

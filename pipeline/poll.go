@@ -251,6 +251,7 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 		}
 		f.TTL = feed.TTL
 		f.Repaired = feed.Repaired
+		f.Language = feed.Language
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}

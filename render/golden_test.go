@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
@@ -107,8 +108,10 @@ func sampleDigest(t testing.TB) Digest {
 // goldenDigest is sampleDigest as a reader who sorts their feeds sees it:
 // the blog in a folder "Friends", the news feed without one, and an
 // Arabic feed in "Friends" too, listed after the news feed (the digest
-// gathers a folder's feeds at the place of its first); and a feed that
-// could not be read.
+// gathers a folder's feeds at the place of its first) whose language is
+// given and whose entry is longer than an excerpt; and a feed that could
+// not be read. The others' entries are short: their content stands in
+// for the excerpt.
 func goldenDigest(t testing.TB) Digest {
 	d := sampleDigest(t)
 	d.Groups[0].Folder = "Friends"
@@ -119,12 +122,15 @@ func goldenDigest(t testing.TB) Digest {
 		FeedURL:  "https://ar.example.com/feed",
 		FeedName: "مدونة المثال",
 		Folder:   "Friends",
+		Lang:     "ar",
 		Entries: []domain.Entry{{
 			Title:     "مرحبا بالعالم",
 			Link:      "https://ar.example.com/2020/hello",
 			Author:    "ليلى",
 			Published: utc("2020-11-21T10:00:00Z"),
-			Content:   "<p>هذه تدوينة قصيرة عن الطقس اليوم، مع <a href=\"https://ar.example.com/about\">رابط</a>.</p>",
+			// Longer than an excerpt: the page folds the whole away.
+			Content: "<p>هذه تدوينة عن الطقس اليوم، مع <a href=\"https://ar.example.com/about\">رابط</a>.</p><p>" +
+				strings.Repeat("كان الجو باردا وممطرا طوال اليوم، ثم خرجت الشمس في المساء. ", 5) + "</p>",
 		}},
 	})
 	return d

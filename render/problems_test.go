@@ -64,7 +64,7 @@ func TestFailedFeedsAreNamedNeverAQuietDay(t *testing.T) {
 	d.Notices = []Notice{{FeedName: "Charlie", Notice: domain.Notice{FeedURL: "https://c.example/feed", Kind: domain.NoticeGone}},
 		{FeedName: "Echo", Notice: domain.Notice{FeedURL: "https://e.example/feed", Kind: domain.NoticeGone}}}
 	page, _ = DigestPage(d)
-	if n := strings.Count(string(page), "Charlie"); n != 1 || !strings.Contains(string(page), "<strong>Echo</strong> is gone") {
+	if n := strings.Count(string(page), "Charlie"); n != 1 || !strings.Contains(string(page), `<strong dir="auto">Echo</strong> is gone`) {
 		t.Errorf("Charlie named %d times; Echo's notice kept: %v", n, strings.Contains(string(page), "Echo"))
 	}
 	// Dates are the reader's: 23:30 UTC on the 19th is the 20th in Tokyo.

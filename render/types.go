@@ -17,7 +17,10 @@ type FeedGroup struct {
 	// Folder groups the feed under a heading; "" for the feeds without
 	// one. A digest shows its folders in the order of their first feed in
 	// Groups, and feeds in their order within a folder.
-	Folder  string
+	Folder string
+	// Lang is the language of the feed's texts as a BCP 47 tag ("ar"),
+	// "" when the feed gives none; its entries carry it (lang).
+	Lang    string
 	Entries []domain.Entry
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.

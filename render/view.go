@@ -112,13 +112,17 @@ func (v *digestView) Folders() []folderView {
 }
 
 type entryView struct {
-	Nested                       bool // under a folder heading: see groupView.Nested
+	Nested                       bool   // under a folder heading: see groupView.Nested
+	Lang                         string // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
-	Time                         timeView
-	FirstSeen                    bool
-	MetaText                     string // author and time, for plain text
-	Excerpt                      string
-	Content                      template.HTML
+	// Whole says the excerpt is the entry's whole text: the page shows the
+	// content in its place, and no "Read here" repeats it.
+	Whole     bool
+	Time      timeView
+	FirstSeen bool
+	MetaText  string // author and time, for plain text
+	Excerpt   string
+	Content   template.HTML
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -301,7 +305,9 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		Author:   shortName(e.Author),
 		Excerpt:  Excerpt(e),
 		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading(nested))),
+		Lang:     g.Lang,
 	}
+	ev.Whole = ev.Excerpt != "" && ev.Excerpt == plainText(string(ev.Content))
 	when := e.Published
 	if when.IsZero() {
 		when, ev.FirstSeen = e.FirstSeen, true

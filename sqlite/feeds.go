@@ -16,7 +16,7 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
 	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
 	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap, next_extra_poll, polls, body_error, repaired, problem, problem_at, problem_since`
+	overflow_gap, next_extra_poll, polls, body_error, repaired, problem, problem_at, problem_since, language`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -28,7 +28,7 @@ func scanFeed(row scanner) (domain.Feed, error) {
 		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
 		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired,
-		&f.Problem, &problemAt, &problemSince)
+		&f.Problem, &problemAt, &problemSince, &f.Language)
 	if err != nil {
 		return f, err
 	}

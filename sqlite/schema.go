@@ -148,6 +148,9 @@ var migrations = []string{
 	ALTER TABLE feeds ADD COLUMN problem_since INTEGER NOT NULL DEFAULT 0;
 	UPDATE feeds SET problem_at = last_poll, problem_since = first_error WHERE error_count > 0;
 	ALTER TABLE digests ADD COLUMN problems TEXT NOT NULL DEFAULT '[]';`,
+	// 10: the feed's language, which pages give its texts (lang); known
+	// from the next body read.
+	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -154,7 +154,7 @@ func testFeedRecordsReadBackAsWritten(t *testing.T, newStore NewStore) {
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
 	want := domain.Feed{
 		ID: f.ID, URL: f.URL, EffectiveURL: "https://b.example/feed", PendingURL: "https://c.example/feed",
-		Title: "A feed", SiteURL: "https://a.example/", ETag: `W/"1"`, LastModified: "Sat, 21 Nov 2026 11:00:00 GMT",
+		Title: "A feed", SiteURL: "https://a.example/", Language: "ar", ETag: `W/"1"`, LastModified: "Sat, 21 Nov 2026 11:00:00 GMT",
 		BodyHash: "abc", BodyError: "not a feed", Repaired: "bare ampersands",
 		LastSuccess: at(1), LastStatus: 200, LastError: "HTTP 503",
 		Problem: "server error (503)", ProblemAt: at(10), ProblemSince: at(11),
