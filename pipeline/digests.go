@@ -188,6 +188,7 @@ const atomDigests = 20
 
 type feedInfo struct {
 	name, site, lang string
+	titled           bool // the feed named itself: name is not its host
 }
 
 func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
@@ -197,7 +198,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language}
+		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 	}
 	return out, nil
 }
@@ -256,6 +257,21 @@ func displayName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 	return feeds[feedURL].name
 }
 
+// problemName is what a digest calls a feed it could not read: the
+// user's title, else the feed's own, else its address without scheme,
+// user or query. A feed never read has no name, and its host alone may
+// be another feed's too.
+func problemName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+	name := displayName(u, feedURL, feeds)
+	if info := feeds[feedURL]; name != info.name || info.titled {
+		return name
+	}
+	if p, err := url.Parse(feedURL); err == nil && p.Host != "" {
+		return p.Host + p.EscapedPath()
+	}
+	return name
+}
+
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
@@ -287,7 +303,7 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}
 	for _, pr := range d.Problems {
-		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: displayName(u, pr.FeedURL, feeds)})
+		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: problemName(u, pr.FeedURL, feeds)})
 	}
 	slices.SortStableFunc(out.Problems, func(a, b render.Problem) int {
 		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))

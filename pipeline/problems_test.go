@@ -59,6 +59,20 @@ feeds = [{ url = "`+pub.url("/feed")+`", title = "Ada's Blog" }]
 	}
 }
 
+// A feed never read, without a title in the config, is named by its
+// address: its host alone may be another feed's.
+func TestFeedNeverReadIsNamedByItsAddress(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/good", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.url("/good"), pub.url("/missing.xml")), "")
+	runAt(t, cfg, "2026-11-21T00:05:00Z")
+	page := readable(readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html")))
+	host := strings.TrimPrefix(pub.url(""), "http://")
+	if !strings.Contains(page, host+"/missing.xml: not found (404)") {
+		t.Errorf("the missing feed is not named by its address:\n%s", page)
+	}
+}
+
 // What could not be read is recorded in the digest when it is built: a
 // page written again later says the same, though the feed reads well by
 // then; and a failure before the previous digest is not told again.
