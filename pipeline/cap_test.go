@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"feeddigest/internal/smtptest"
-	"feeddigest/render"
+	"feeddigest/mail"
 )
 
 func TestDigestListsAFewEntriesPerFeedAndSaysHowManyMore(t *testing.T) {
@@ -58,8 +58,8 @@ func TestDigestListsAFewEntriesPerFeedAndSaysHowManyMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) > render.MaxEmailSize {
-		t.Errorf("email of %d bytes, over %d", len(raw), render.MaxEmailSize)
+	if len(raw) > mail.MaxSize {
+		t.Errorf("email of %d bytes, over %d", len(raw), mail.MaxSize)
 	}
 	_, parts := smtptest.ReadAlternative(t, raw)
 	if !strings.Contains(parts["text/plain"], "…and 460 more entries at https://site.example/busy/") {

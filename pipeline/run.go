@@ -15,6 +15,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/fetch"
+	"feeddigest/mail"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -132,6 +133,10 @@ type pass struct {
 	st   *store.Store
 	sum  *Summary
 	due  []schedule.Due
+	// emails holds the digest emails composed for the outbox, by
+	// digestKey, so the send step mails the very message the outbox has
+	// and composes only those written in an earlier run.
+	emails map[string]*mail.Message
 }
 
 func (p *pass) sync(ctx context.Context) error {
