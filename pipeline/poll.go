@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
@@ -74,36 +75,31 @@ type polled struct {
 	res  fetch.Result
 }
 
+// fetchAll polls at most Concurrency feeds at a time and hands each
+// result to out, in the order they finish.
 func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]store.Feed, out chan<- polled) {
 	defer close(out)
-	work := make(chan schedule.Poll)
-	var wg sync.WaitGroup
-	for range max(1, min(p.cfg.Fetch.Concurrency, len(polls))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range work {
-				f := byURL[job.URL]
-				req := pollRequest(f)
-				req.BeforeParse = func() error { return p.st.BeginAttempt(ctx, f.ID, p.opts.Now) }
-				res := client.Poll(ctx, req, p.opts.Now)
-				if ctx.Err() != nil {
-					// Interrupted: the feed did not fail, we stopped
-					// listening. Its record stays as it was, due again.
-					continue
-				}
-				out <- polled{feed: f, why: job.Why, res: res}
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(max(1, p.cfg.Fetch.Concurrency))
 	for _, job := range polls {
-		select {
-		case work <- job:
-		case <-ctx.Done():
+		if ctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			f := byURL[job.URL]
+			req := pollRequest(f)
+			req.BeforeParse = func() error { return p.st.BeginAttempt(ctx, f.ID, p.opts.Now) }
+			res := client.Poll(ctx, req, p.opts.Now)
+			if ctx.Err() != nil {
+				// Interrupted: the feed did not fail, we stopped
+				// listening. Its record stays as it was, due again.
+				return nil
+			}
+			out <- polled{feed: f, why: job.Why, res: res}
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	g.Wait()
 }
 
 func (p *pass) startDelay(ctx context.Context) error {
