@@ -194,9 +194,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(render.StripControl(s)), " ")
 }
 
-// errorText is the error on one line.
+// errorText is a poll's error on one line, with advice where a setting
+// would change it.
 func errorText(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return strings.Join(strings.Fields(pipeline.PollErrorText(err)), " ")
 }
 
 // humanDuration writes a duration the way people say it: 1h, 1h30m, 2d.

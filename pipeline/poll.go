@@ -165,7 +165,7 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	default:
 		p.sum.Failed++
 		log.Info("poll failed", "error", res.Err)
-		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", shown, res.Err))
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %s", shown, PollErrorText(res.Err)))
 		return false, nil
 	}
 	return true, nil
@@ -202,7 +202,7 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 		// a 304 at the new URL) moves at once, not at its next new post.
 		p.notePermanentRedirect(&f, res)
 	} else {
-		f.LastError = res.Err.Error()
+		f.LastError = PollErrorText(res.Err)
 	}
 	if res.BodyError != "" {
 		// A body that is not a usable feed: its validators and hash are

@@ -18,8 +18,23 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite", no cgo
 )
 
-// ErrLocked means another run holds the state file.
-var ErrLocked = errors.New("another feeddigest run is using this state file")
+// ErrLocked means another process (another run) holds the state file's
+// lock.
+var ErrLocked = errors.New("the state file is locked by another process")
+
+// ErrNoState means there is no state file to read: nothing has run yet.
+var ErrNoState = errors.New("no state file")
+
+// SchemaError means the state file's schema is not the one this program
+// reads: older (opening it for a run migrates it) or newer (a later
+// version of the program wrote it).
+type SchemaError struct {
+	Have, Want int
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema version %d, this program reads %d", e.Have, e.Want)
+}
 
 // Store is an open state file, held exclusively by this process.
 type Store struct {
@@ -95,7 +110,7 @@ func acquireLock(path string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s); try again when it has finished", ErrLocked, path)
+			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
 		}
 		return nil, fmt.Errorf("state lock: %w", err)
 	}
@@ -159,7 +174,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	if !exists {
-		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("%w at %s: %w", ErrNoState, path, fs.ErrNotExist)
 	}
 	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
 	if err != nil {
@@ -173,7 +188,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 	}
 	if version != SchemaVersion {
 		db.Close()
-		return nil, fmt.Errorf("state %s has schema %d, this program reads %d: run `feeddigest run` once to migrate", path, version, SchemaVersion)
+		return nil, fmt.Errorf("state %s: %w", path, &SchemaError{Have: version, Want: SchemaVersion})
 	}
 	return &Store{db: db, path: path}, nil
 }

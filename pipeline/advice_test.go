@@ -1,0 +1,30 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPrivateAddressErrorSaysWhatToSet: fetch refuses a private address
+// without naming the setting; the status page and the summary name it.
+func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
+	pub := newPublisher(t)
+	pub.add("/a", item{id: "a-1", title: "One", published: at("2026-11-21T10:00:00Z")})
+	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	cfg.Fetch.AllowPrivateNetworks = false
+	sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
+	const advice = "(set [fetch] allow_private_networks = true to allow)"
+	if len(sum.FeedErrors) != 1 || !strings.HasSuffix(sum.FeedErrors[0], advice) {
+		t.Errorf("summary: %q", sum.FeedErrors)
+	}
+	rows, err := Status(t.Context(), cfg, at("2026-11-22T00:10:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !strings.Contains(rows[0].LastError, "refusing to connect to a private") || !strings.HasSuffix(rows[0].LastError, advice) {
+		t.Errorf("status: %+v", rows)
+	}
+	if len(pub.requests()) != 0 {
+		t.Errorf("requests: %q", pub.requests())
+	}
+}
