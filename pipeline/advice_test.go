@@ -3,14 +3,16 @@ package pipeline
 import (
 	"strings"
 	"testing"
+
+	"feeddigest/internal/feedtest"
 )
 
 // TestPrivateAddressErrorSaysWhatToSet: fetch refuses a private address
 // without naming the setting; the status page and the summary name it.
 func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", item{id: "a-1", title: "One", published: at("2026-11-21T10:00:00Z")})
-	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/a", feedtest.Entry{ID: "a-1", Title: "One", Published: at("2026-11-21T10:00:00Z")})
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
 	cfg.Fetch.AllowPrivateNetworks = false
 	sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
 	const advice = "(set [fetch] allow_private_networks = true to allow)"
@@ -24,7 +26,7 @@ func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
 	if len(rows) != 1 || !strings.Contains(rows[0].LastError, "refusing to connect to a private") || !strings.HasSuffix(rows[0].LastError, advice) {
 		t.Errorf("status: %+v", rows)
 	}
-	if len(pub.requests()) != 0 {
-		t.Errorf("requests: %q", pub.requests())
+	if len(pub.Requests()) != 0 {
+		t.Errorf("requests: %q", pub.Requests())
 	}
 }
