@@ -26,11 +26,6 @@ func (m *Message) WriteTo(w io.Writer) (int64, error) {
 	return m.msg.WriteTo(w)
 }
 
-// Size is the message's length in bytes as sent.
-func (m *Message) Size() int64 {
-	return m.size
-}
-
 // Compose makes the MIME message of e: multipart/alternative with the
 // plain text first, as the MIME rules for alternatives put the simplest
 // one first, and both parts quoted-printable.
