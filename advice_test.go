@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 // TestLowLayersGiveNoCLIAdvice: the error strings of the packages below
@@ -94,10 +94,11 @@ func errorStrings(t *testing.T, path string) []string {
 	return out
 }
 
-// setSchemaVersion makes the state file at path claim another schema.
-func setSchemaVersion(t *testing.T, path string, version int) {
+// setSchemaVersion makes the state file at path claim another schema,
+// version(current): current is the schema this program writes.
+func setSchemaVersion(t *testing.T, path string, version func(current int) int) (current int) {
 	t.Helper()
-	st, err := store.Open(context.Background(), path)
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,31 +108,35 @@ func setSchemaVersion(t *testing.T, path string, version int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", version)); err != nil {
+	if err := db.QueryRow("PRAGMA user_version").Scan(&current); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", version(current))); err != nil {
+		t.Fatal(err)
+	}
+	return current
 }
 
 func TestStateErrorsGetAdvice(t *testing.T) {
 	config := "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [\"https://a.example/f\"]\n"
 
 	path := writeConfig(t, config)
-	setSchemaVersion(t, filepath.Join(filepath.Dir(path), "state.db"), 1)
+	current := setSchemaVersion(t, filepath.Join(filepath.Dir(path), "state.db"), func(int) int { return 1 })
 	code, _, stderr := runCLI("status", "-config", path)
-	want := fmt.Sprintf("schema version 1, this program reads %d: run `feeddigest run` once to migrate", store.SchemaVersion)
+	want := fmt.Sprintf("schema version 1, this program reads %d: run `feeddigest run` once to migrate", current)
 	if code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("an older state file: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 
 	path = writeConfig(t, config)
-	setSchemaVersion(t, filepath.Join(filepath.Dir(path), "state.db"), store.SchemaVersion+1)
+	current = setSchemaVersion(t, filepath.Join(filepath.Dir(path), "state.db"), func(v int) int { return v + 1 })
 	code, _, stderr = runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z")
-	want = fmt.Sprintf("schema version %d, this program reads %d: a newer feeddigest wrote it; upgrade feeddigest", store.SchemaVersion+1, store.SchemaVersion)
+	want = fmt.Sprintf("schema version %d, this program reads %d: a newer feeddigest wrote it; upgrade feeddigest", current+1, current)
 	if code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("a newer state file: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 
-	_, err := store.OpenReader(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	_, err := sqlite.OpenReader(context.Background(), filepath.Join(t.TempDir(), "state.db"))
 	if got := advise(err).Error(); !strings.Contains(got, "no state file at ") || !strings.HasSuffix(got, "(has `feeddigest run` run yet?)") {
 		t.Errorf("no state file: %q", got)
 	}

@@ -340,3 +340,26 @@ func TestRunSummaryIsMarkdown(t *testing.T) {
 		t.Errorf("a failed pass is not in the summary:\n%s", b)
 	}
 }
+
+// A misspelt time zone names the closest IANA names, and a user without
+// feeds is a warning, as the built binary prints them.
+func TestMisspeltZoneAndUserWithoutFeeds(t *testing.T) {
+	dir := t.TempDir()
+	text := "[[users]]\nname = \"ada\"\ntimezone = \"Europe/Londn\"\nfeeds = [\"https://a.example/feed\"]\n" +
+		"[[users]]\nname = \"bob\"\ntimezone = \"new york\"\nfeeds = [\"https://a.example/feed\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, dir, nil, "check")
+	if code != 1 || !strings.Contains(stderr, `"Europe/London"`) || !strings.Contains(stderr, `"America/New_York"`) ||
+		!strings.Contains(stderr, "2 errors") {
+		t.Errorf("check with misspelt zones: exit %d, stderr:\n%s", code, stderr)
+	}
+	text = "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = []\n"
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, stderr := cli(t, dir, nil, "status"); !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "ada") {
+		t.Errorf("status with a user without feeds warns of nothing:\n%s", stderr)
+	}
+}

@@ -111,8 +111,8 @@ func init() {
 		{
 			name: "status", args: "[CONFIG]", configArg: true, summary: "a table of the feeds' health, from the state file",
 			about: "Prints a table of the feeds: URL (and the new URL after a permanent redirect), state, last poll, last status, " +
-				"next allowed poll (\"due\" once it has passed), error count and why it waits. Reads the state file only; " +
-				"works while a run is in progress.",
+				"next allowed poll (\"due\" once it has passed), error count and why it waits; then each user's rhythm and " +
+				"next digest, in the user's time. Reads the state file only; works while a run is in progress.",
 			example: "feeddigest status\nfeeddigest status my.toml",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
@@ -121,9 +121,10 @@ func init() {
 		},
 		{
 			name: "import", args: "OPMLFILE", summary: "add the feeds of an OPML file to a user's feeds",
-			about: "Adds the http(s) feeds of an OPML file to one user's feeds in the config, editing only that array so " +
-				"comments and layout stay; lists what was added, what the user already had, and what was skipped and why. " +
-				"A bad OPML file or an unknown user changes nothing.",
+			about: "Adds the http(s) feeds of an OPML file to one user's feeds in the config, with their folders (nested ones " +
+				"as \"A / B\") and titles, editing only that array so comments and layout stay. URLs are compared in a normal " +
+				"form (scheme and host in lower case, feed: URIs as http(s), no default port). Lists what was added, then every " +
+				"outline left out, by name, and why. A bad OPML file or an unknown user changes nothing.",
 			example: "feeddigest import -user ada subscriptions.opml",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "add the feeds to the configuration in `FILE` (TOML)")
@@ -133,8 +134,8 @@ func init() {
 		},
 		{
 			name: "export", args: "[CONFIG]", configArg: true, summary: "write the feeds as OPML on stdout",
-			about: "Writes OPML 2.0 on stdout: one user's feeds, or every user's with a folder per user. Feed titles come " +
-				"from the state file when there is one (read only).",
+			about: "Writes OPML 2.0 on stdout: one user's feeds, or every user's with a folder per user; config folders as " +
+				"(nested) folders. Feed titles come from the config, else from the state file when there is one (read only).",
 			example: "feeddigest export -user ada > ada.opml",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")

@@ -133,6 +133,14 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if err := pipeline.WriteStatusTable(inv.stdout, rows, now); err != nil {
 		return err
 	}
+	users, err := pipeline.Users(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(inv.stdout)
+	if err := pipeline.WriteUsersTable(inv.stdout, users); err != nil {
+		return err
+	}
 	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(inv.stdout, "\nNo state file yet (%s): %s not polled yet; `%s run` polls them.\n",
 			cfg.State, english.Count(len(rows), "feed"), progName)

@@ -195,16 +195,17 @@ func TestImportAddsFeedsAndKeepsComments(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"added 2 feeds to ada", "+ https://www.theguardian.com/science/rss  (Guardian)", "+ https://xkcd.com/atom.xml",
-		"already subscribed, skipped: 1", "= https://go.dev/blog/feed.atom",
-		"not imported: 2", `- ftp://files.example.org/feed.xml: scheme "ftp": only http and https`, "- javascript:alert(1)",
+		"added 2 feeds to ada", "+ https://www.theguardian.com/science/rss  (Guardian, in Science)", "+ https://xkcd.com/atom.xml  (xkcd)",
+		"skipped 3 outlines:", `- "Go" (https://go.dev/blog/feed.atom): already in ada's feeds`,
+		`- "Files" (ftp://files.example.org/feed.xml): scheme "ftp": only http and https`, `- "script" (javascript:alert(1)): scheme "javascript"`,
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
 	}
 	b, _ := os.ReadFile(path)
-	want := strings.Replace(importConfig, "# Go\n", "# Go\n  \"https://www.theguardian.com/science/rss\",\n  \"https://xkcd.com/atom.xml\",\n", 1)
+	want := strings.Replace(importConfig, "# Go\n", "# Go\n  { url = \"https://www.theguardian.com/science/rss\", title = \"Guardian\", folder = \"Science\" },\n"+
+		"  { url = \"https://xkcd.com/atom.xml\", title = \"xkcd\" },\n", 1)
 	if string(b) != want {
 		t.Errorf("config now:\n%s\nwant:\n%s", b, want)
 	}

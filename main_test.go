@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"feeddigest/internal/feedtest"
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 func runCLI(args ...string) (int, string, string) {
@@ -112,7 +112,7 @@ func TestRunThenStatus(t *testing.T) {
 func TestOverlappingRunExitsAtOnce(t *testing.T) {
 	ts := feedServer(t)
 	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL+"/feed"))
-	held, err := store.Open(context.Background(), filepath.Join(filepath.Dir(path), "state.db"))
+	held, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(path), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"feeddigest/internal/feedtest"
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 // The secrets a private feed's URL carries, as a paid newsletter's does.
@@ -147,7 +147,7 @@ func TestCredentialsInFeedURLsAreNeverShown(t *testing.T) {
 
 	// The state and export keep every URL exactly as written.
 	opml, _ := run("export", "-config", cfgPath)
-	st, err := store.OpenReader(context.Background(), filepath.Join(dir, "state.db"))
+	st, err := sqlite.OpenReader(context.Background(), filepath.Join(dir, "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,8 @@ type (
 		Timezone   value[string] `toml:"timezone"`
 		Email      value[string] `toml:"email"`
 		DigestHour value[int64]  `toml:"digest_hour"`
+		Every      value[string] `toml:"every"`
+		DigestDay  value[string] `toml:"digest_day"`
 		Intro      value[string] `toml:"intro"`
 		Feeds      value[any]    `toml:"feeds"` // URLs and tables, checked by hand
 	}
@@ -698,6 +700,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 		}
 	}
 	u.DigestHour = p.integer(t.DigestHour, base+".digest_hour", who+": digest_hour", 0, 23, 0)
+	p.rhythm(base, who, t, &u)
 	u.Intro, _ = get(p, t.Intro, base+".intro")
 	u.Feeds = p.feeds(base, who, t.Feeds.raw)
 	if len(u.Feeds) == 0 && ok {
@@ -708,6 +711,58 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 		p.warnf(at, "%s has no feeds: their digests will be empty (add feed URLs to feeds)", who)
 	}
 	return u, ok
+}
+
+// rhythm reads a user's every and digest_day.
+func (p *parser) rhythm(base, who string, t *userTable, u *User) {
+	u.Every, u.DigestDay = DefaultEvery, DefaultDigestDay
+	everyOK := t.Every.raw == nil
+	if every, ok := get(p, t.Every, base+".every"); ok {
+		switch r := Rhythm(strings.ToLower(strings.TrimSpace(every))); r {
+		case Daily, Weekly:
+			u.Every, everyOK = r, true
+		default:
+			p.errorf(base+".every", "%s: every: must be %q or %q, got %q", who, Daily, Weekly, every)
+		}
+	}
+	day, ok := get(p, t.DigestDay, base+".digest_day")
+	if !ok {
+		return
+	}
+	if wd, known := ParseWeekday(day); known {
+		u.DigestDay = wd
+	} else {
+		var hint []string
+		if s := suggest(strings.ToLower(strings.TrimSpace(day)), weekdayNames()); s != "" {
+			hint = []string{s}
+		}
+		p.errorf(base+".digest_day", "%s: digest_day: %q is not a day of the week (monday to sunday)%s", who, day, didYouMean(hint))
+	}
+	if everyOK && u.Every == Daily {
+		// Ignored, it would leave the user waiting for a weekly digest
+		// that never comes.
+		p.errorf(base+".digest_day", "%s: digest_day is only for a weekly digest: add every = %q, or remove digest_day", who, Weekly)
+	}
+}
+
+// ParseWeekday reads an English day name ("monday", "Mon"), in any case.
+func ParseWeekday(s string) (time.Weekday, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		name := strings.ToLower(d.String())
+		if s == name || (len(s) == 3 && s == name[:3]) {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func weekdayNames() []string {
+	var names []string
+	for d := time.Monday; d <= time.Saturday+1; d++ {
+		names = append(names, strings.ToLower((d % 7).String()))
+	}
+	return names
 }
 
 // feeds reads a user's feeds: URLs and { url, title, folder } tables.

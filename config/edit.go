@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/google/renameio/v2"
 )
@@ -19,15 +20,40 @@ func CheckFeedURL(s string) error {
 	return err
 }
 
-// AddFeeds adds urls to the feeds of the named user in the configuration
-// file at path, and reports which it added and which the user already had
-// (both in the order given). The file is edited, not re-encoded: only the
-// user's feeds array changes (or, when the user has none, one feeds line is
-// inserted after the user's name line), so comments, order and layout
-// stay. The new text must load and give exactly the old feeds plus the
-// added ones before it replaces the file, atomically and with the same
-// permissions; on any error the file is left as it was.
+// AddFeeds adds urls to the feeds of the named user, as AddSubscriptions
+// does, and reports the URLs it added and those the user already had.
 func AddFeeds(path, user string, urls []string) (added, present []string, err error) {
+	subs := make([]Subscription, len(urls))
+	for i, u := range urls {
+		subs[i] = Subscription{URL: u}
+	}
+	a, p, err := AddSubscriptions(path, user, subs)
+	for _, s := range a {
+		added = append(added, s.URL)
+	}
+	for _, s := range p {
+		present = append(present, s.URL)
+	}
+	return added, present, err
+}
+
+// AddSubscriptions adds subs to the feeds of the named user in the
+// configuration file at path, and reports which it added (as written to
+// the file) and which the user already had (as the file has them), both in
+// the order given. URLs are compared and written in their normal form
+// (NormalizeFeedURL), so "HTTP://Example.org:80/f" is the feed
+// "http://example.org/f" the user may already have; of two items with the
+// same URL the first counts. A subscription with a title or a folder is
+// written as an inline table, { url = "...", title = "...", folder = "..." },
+// others as a plain URL; titles and folders are cleaned to one line.
+//
+// The file is edited, not re-encoded: only the user's feeds array changes
+// (or, when the user has none, one feeds line is inserted after the user's
+// name line), so comments, order and layout stay. The new text must load
+// and give exactly the old feeds plus the added ones before it replaces the
+// file, atomically and with the same permissions; on any error the file is
+// left as it was.
+func AddSubscriptions(path, user string, subs []Subscription) (added, present []Subscription, err error) {
 	real, err := filepath.EvalSymlinks(path) // edit the file a symlink points to, keep the link
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
@@ -48,7 +74,7 @@ func AddFeeds(path, user string, urls []string) (added, present []string, err er
 	if idx < 0 {
 		return nil, nil, fmt.Errorf("%s: no user named %q (users: %s)", path, user, userNames(cfg))
 	}
-	added, present, err = partition(cfg.Users[idx].FeedURLs(), urls)
+	added, present, err = partition(cfg.Users[idx].Feeds, subs)
 	if err != nil || len(added) == 0 {
 		return nil, present, err
 	}
@@ -73,24 +99,45 @@ func userNames(cfg *Config) string {
 	return strings.Join(names, ", ")
 }
 
-// partition splits urls into new ones and ones the user already has,
-// dropping repeats; an URL the configuration would refuse is an error.
-func partition(have, urls []string) (fresh, present []string, err error) {
-	for _, u := range urls {
-		u = strings.TrimSpace(u)
-		if err := CheckFeedURL(u); err != nil {
-			return nil, nil, fmt.Errorf("bad feed URL: %w", err)
-		}
-		switch {
-		case slices.Contains(have, u):
-			if !slices.Contains(present, u) {
-				present = append(present, u)
-			}
-		case !slices.Contains(fresh, u):
-			fresh = append(fresh, u)
+// partition splits subs into new ones (normalised and cleaned) and ones
+// the user already has, dropping repeats; a URL the configuration would
+// refuse is an error.
+func partition(have, subs []Subscription) (fresh, present []Subscription, err error) {
+	known := map[string]Subscription{}
+	for _, h := range have {
+		if n, err := NormalizeFeedURL(h.URL); err == nil {
+			known[n] = h
 		}
 	}
+	seen := map[string]bool{}
+	for _, s := range subs {
+		url, err := NormalizeFeedURL(s.URL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad feed URL: %w", err)
+		}
+		if seen[url] {
+			continue
+		}
+		seen[url] = true
+		if h, ok := known[url]; ok {
+			present = append(present, h)
+			continue
+		}
+		fresh = append(fresh, Subscription{URL: url, Title: OneLine(s.Title), Folder: OneLine(s.Folder)})
+	}
 	return fresh, present, nil
+}
+
+// OneLine makes s fit a title or folder: control characters and runs of
+// white space become one space, none at either end.
+func OneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // errLayout means the user's table is written in a way this editor does not
@@ -99,7 +146,7 @@ var errLayout = errors.New(`its table is not written as [[users]] with "name = .
 
 // verifyEdit proves the edited text: it must load, and every user must
 // have the same feeds as before except the one that gains exactly added.
-func verifyEdit(before *Config, edited []byte, path string, idx int, added []string) error {
+func verifyEdit(before *Config, edited []byte, path string, idx int, added []Subscription) error {
 	after, err := Parse(edited, path)
 	if err != nil {
 		return fmt.Errorf("the edited file would not load (%w)", err)
@@ -110,10 +157,7 @@ func verifyEdit(before *Config, edited []byte, path string, idx int, added []str
 	for i, u := range before.Users {
 		want := u.Feeds
 		if i == idx {
-			want = slices.Clone(want)
-			for _, url := range added {
-				want = append(want, Subscription{URL: url})
-			}
+			want = append(slices.Clone(want), added...)
 		}
 		if after.Users[i].Name != u.Name || !slices.Equal(after.Users[i].Feeds, want) {
 			return errLayout
@@ -136,8 +180,12 @@ func apply(src string, edits []edit) []byte {
 	return []byte(src)
 }
 
-// insertFeeds returns src with urls appended to users[idx].feeds.
-func insertFeeds(data []byte, idx int, urls []string) ([]byte, error) {
+// insertFeeds returns src with subs appended to users[idx].feeds.
+func insertFeeds(data []byte, idx int, subs []Subscription) ([]byte, error) {
+	items := make([]string, len(subs))
+	for i, s := range subs {
+		items[i] = itemText(s)
+	}
 	l := newLayout(string(data))
 	loc := locate(l.src)
 	var e []edit
@@ -145,9 +193,9 @@ func insertFeeds(data []byte, idx int, urls []string) ([]byte, error) {
 	path := fmt.Sprintf("users[%d].feeds", idx)
 	_, tables := loc.places[path+"[0]"] // [[users.feeds]], refused
 	if feeds, ok := loc.places[path]; ok || tables {
-		e, err = l.extendArray(loc, path, feeds, urls)
+		e, err = l.extendArray(loc, path, feeds, items)
 	} else {
-		e, err = l.addFeedsKey(loc.places[fmt.Sprintf("users[%d].name", idx)], urls)
+		e, err = l.addFeedsKey(loc.places[fmt.Sprintf("users[%d].name", idx)], items)
 	}
 	if err != nil {
 		return nil, err
@@ -182,9 +230,9 @@ func (l *layout) lineOf(off int) (start int, indent string) {
 	return start, l.src[start:end]
 }
 
-// extendArray appends urls to the feeds array at path (a "feeds = [...]"
-// line of a [[users]] table, else errLayout).
-func (l *layout) extendArray(loc *locator, path string, feeds place, urls []string) ([]edit, error) {
+// extendArray appends items (TOML values) to the feeds array at path (a
+// "feeds = [...]" line of a [[users]] table, else errLayout).
+func (l *layout) extendArray(loc *locator, path string, feeds place, items []string) ([]edit, error) {
 	if !feeds.plain || !strings.HasPrefix(l.src[feeds.start:], "[") {
 		return nil, errLayout
 	}
@@ -199,21 +247,21 @@ func (l *layout) extendArray(loc *locator, path string, feeds place, urls []stri
 	}
 	if !strings.Contains(l.src[open:close], "\n") {
 		// One line holds no comments: rewrite it, keeping the elements as written.
-		items := make([]string, 0, len(elems)+len(urls))
+		all := make([]string, 0, len(elems)+len(items))
 		for _, e := range elems {
-			items = append(items, l.src[e.start:e.end])
+			all = append(all, l.src[e.start:e.end])
 		}
-		items = append(items, quoteAll(urls)...)
+		all = append(all, items...)
 		start, indent := l.lineOf(open)
-		return []edit{{open, close + 1, l.arrayText(items, indent, open-start)}}, nil
+		return []edit{{open, close + 1, l.arrayText(all, indent, open-start)}}, nil
 	}
-	return l.extendBlock(open, close, elems, urls), nil
+	return l.extendBlock(open, close, elems, items), nil
 }
 
-// extendBlock adds one line per URL before the line of the closing "]",
+// extendBlock adds one line per item before the line of the closing "]",
 // in the indentation of the existing elements, so that comments stay on
 // their lines.
-func (l *layout) extendBlock(open, close int, elems []place, urls []string) []edit {
+func (l *layout) extendBlock(open, close int, elems []place, items []string) []edit {
 	closeStart, closeIndent := l.lineOf(close)
 	indent := closeIndent + "  "
 	needComma := false
@@ -231,8 +279,8 @@ func (l *layout) extendBlock(open, close int, elems []place, urls []string) []ed
 			end := elems[len(elems)-1].end
 			edits = append(edits, edit{end, end, ","})
 		}
-		for _, q := range quoteAll(urls) {
-			b.WriteString(indent + q + "," + l.nl)
+		for _, it := range items {
+			b.WriteString(indent + it + "," + l.nl)
 		}
 		return append(edits, edit{closeStart, closeStart, b.String()})
 	}
@@ -241,8 +289,8 @@ func (l *layout) extendBlock(open, close int, elems []place, urls []string) []ed
 	if needComma {
 		b.WriteString(",")
 	}
-	for _, q := range quoteAll(urls) {
-		b.WriteString(l.nl + indent + q + ",")
+	for _, it := range items {
+		b.WriteString(l.nl + indent + it + ",")
 	}
 	_, keyIndent := l.lineOf(open)
 	b.WriteString(l.nl + keyIndent)
@@ -251,12 +299,12 @@ func (l *layout) extendBlock(open, close int, elems []place, urls []string) []ed
 
 // addFeedsKey inserts a feeds line after the "name = ..." line of a user
 // that has none.
-func (l *layout) addFeedsKey(name place, urls []string) ([]edit, error) {
+func (l *layout) addFeedsKey(name place, items []string) ([]edit, error) {
 	if !name.plain {
 		return nil, errLayout
 	}
 	_, indent := l.lineOf(name.key)
-	text := indent + "feeds = " + l.arrayText(quoteAll(urls), indent, len(indent)+len("feeds = ")) + l.nl
+	text := indent + "feeds = " + l.arrayText(items, indent, len(indent)+len("feeds = ")) + l.nl
 	at := strings.IndexByte(l.src[name.end:], '\n') // a trailing comment stays with the name
 	if at < 0 {
 		return []edit{{len(l.src), len(l.src), l.nl + text}}, nil
@@ -281,12 +329,20 @@ func (l *layout) arrayText(items []string, indent string, col int) string {
 	return b.String()
 }
 
-func quoteAll(urls []string) []string {
-	q := make([]string, len(urls))
-	for i, u := range urls {
-		q[i] = quote(u)
+// itemText writes a subscription as an item of feeds: a URL, or an
+// inline table when it has a title or a folder.
+func itemText(s Subscription) string {
+	if s.Title == "" && s.Folder == "" {
+		return quote(s.URL)
 	}
-	return q
+	text := "{ url = " + quote(s.URL)
+	if s.Title != "" {
+		text += ", title = " + quote(s.Title)
+	}
+	if s.Folder != "" {
+		text += ", folder = " + quote(s.Folder)
+	}
+	return text + " }"
 }
 
 // quote writes s as a TOML basic string. strconv.Quote would not do: its
@@ -346,4 +402,50 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// NormalizeFeedURL is the form in which import compares feed URLs with a
+// user's and writes them: trimmed; a feed: URI as the http(s) URL it
+// stands for ("feed:https://x" is "https://x", "feed://x" is "http://x");
+// the scheme and host in lower case; the scheme's default port dropped.
+// The rest stays as written. An URL that is not absolute http(s) after
+// that is an error, as in a config.
+func NormalizeFeedURL(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if len(s) >= len("feed:") && strings.EqualFold(s[:len("feed:")], "feed:") {
+		rest := s[len("feed:"):]
+		switch lower := strings.ToLower(rest); {
+		case strings.HasPrefix(rest, "//"):
+			s = "http:" + rest
+		case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
+			s = rest
+		default:
+			return "", fmt.Errorf("%q is a feed: URI that names no http(s) URL", raw)
+		}
+	}
+	u, err := httpURL(s)
+	if err != nil {
+		return "", err
+	}
+	// Rewrite the scheme and the authority as text, so that the path,
+	// query and fragment stay byte for byte (url.URL.String would
+	// re-escape them).
+	afterScheme := strings.Index(s, "://") + len("://")
+	rest := s[afterScheme:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	userinfo, host := "", rest[:end]
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		userinfo, host = host[:at+1], host[at+1:]
+	}
+	host = strings.ToLower(host)
+	switch port := u.Port(); {
+	case port == "" && strings.HasSuffix(host, ":"):
+		host = strings.TrimSuffix(host, ":")
+	case u.Scheme == "http" && port == "80", u.Scheme == "https" && port == "443":
+		host = strings.TrimSuffix(host, ":"+port)
+	}
+	return u.Scheme + "://" + userinfo + host + rest[end:], nil
 }

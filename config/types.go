@@ -100,9 +100,25 @@ type User struct {
 	Location   *time.Location // loaded from Timezone
 	Email      string         // optional
 	DigestHour int            // 0..23, default 0
+	Every      Rhythm         // key "every": Daily (default) or Weekly
+	DigestDay  time.Weekday   // key "digest_day", a weekly user's day; default Monday
 	Intro      string         // optional per-user Markdown (key "intro")
 	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
 }
+
+// Rhythm is the key users.every: how often a user gets a digest.
+type Rhythm string
+
+const (
+	Daily  Rhythm = "day"  // a digest every day at digest_hour
+	Weekly Rhythm = "week" // a digest every digest_day at digest_hour; feeds still polled daily
+)
+
+// Defaults of a user's rhythm.
+const (
+	DefaultEvery     = Daily
+	DefaultDigestDay = time.Monday
+)
 
 // Subscription is one item of a user's feeds: a URL, or a table
 // { url = "...", title = "...", folder = "..." }.

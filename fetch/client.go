@@ -4,8 +4,10 @@
 // read, per-host politeness, and no requests to private addresses unless
 // allowed. Bodies are parsed as RSS, Atom or JSON Feed whatever their
 // label says, converted to UTF-8 first when they are not; an HTML page is
-// searched for the feed it announces (polled in the same Poll) or for an
-// h-feed. It returns what it saw; deciding what that means for the next
+// searched for the feed it announces (polled in the same poll) or for an
+// h-feed. A poll is two calls the caller drives, Fetch (the requests) and
+// Read (the parsing), so that it can record that a body is about to be
+// read. It returns what it saw; deciding what that means for the next
 // poll is the schedule package's job.
 package fetch
 
@@ -28,7 +30,7 @@ import (
 // Version is the program version named in the User-Agent.
 var Version = "0.1.0"
 
-// Options configure a Client; zero values take the defaults of DESIGN.md.
+// Options configure a Client; zero values take the documented defaults (docs/design.md).
 type Options struct {
 	Contact              string        // URL named in the User-Agent
 	Timeout              time.Duration // each request, body included, from when it may go (default 30s)

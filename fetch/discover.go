@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"willnorris.com/go/microformats"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
@@ -160,8 +161,8 @@ func hFeed(doc *goquery.Document, page *url.URL) *Feed {
 	return feed
 }
 
-func hEntry(item *microformats.Microformat, page *url.URL) Entry {
-	e := Entry{
+func hEntry(item *microformats.Microformat, page *url.URL) domain.Entry {
+	e := domain.Entry{
 		Title:   propString(item, "name"),
 		Link:    resolve(page, propString(item, "url")),
 		Summary: propString(item, "summary"),

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"feeddigest/domain"
 )
 
 // What reaches a parser is bounded before it gets there. gofeed reads
@@ -417,7 +419,7 @@ func endOfJSONString(b []byte, i int) int {
 // keepNewest keeps the n newest entries, in their order; entries without
 // a date count as older than dated ones, and among themselves the first
 // in the body are kept.
-func keepNewest(entries []Entry, n int) []Entry {
+func keepNewest(entries []domain.Entry, n int) []domain.Entry {
 	if len(entries) <= n {
 		return entries
 	}
@@ -438,7 +440,7 @@ func keepNewest(entries []Entry, n int) []Entry {
 	})
 	keep := order[:n]
 	slices.Sort(keep)
-	out := make([]Entry, 0, n)
+	out := make([]domain.Entry, 0, n)
 	for _, i := range keep {
 		out = append(out, entries[i])
 	}
@@ -453,37 +455,20 @@ func keepNewest(entries []Entry, n int) []Entry {
 // their turn, and ParseBudget nodes being parsed.
 const ParseBudget = 2 * MaxNodes
 
-// parse is Parse in a parse turn.
-func (c *Client) parse(ctx context.Context, req Request, body []byte, contentType, base string) (*Feed, error) {
-	release, err := c.parseTurn(ctx, req, body)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return Parse(body, contentType, base)
-}
-
 // ErrNotParsed means a body was never read: no turn to parse it came
-// (the pass was stopped, or recording the attempt failed). It says
-// nothing about the body, so the body's hash is not kept.
+// (the pass was stopped), or the caller abandoned it (recording the
+// attempt failed). It says nothing about the body, so the body's hash is
+// not kept.
 var ErrNotParsed = errors.New("body not parsed")
 
 // parseTurn waits until the body's nodes fit in the client's ParseBudget
-// and takes them until release is called; then it tells the caller
-// (req.BeforeParse) that parsing starts.
-func (c *Client) parseTurn(ctx context.Context, req Request, body []byte) (release func(), err error) {
+// and takes them until release is called.
+func (c *Client) parseTurn(ctx context.Context, body []byte) (release func(), err error) {
 	weight := int64(min(max(countNodes(body), 1), MaxNodes))
 	if err := c.parsing.Acquire(ctx, weight); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotParsed, err)
 	}
-	release = sync.OnceFunc(func() { c.parsing.Release(weight) })
-	if req.BeforeParse != nil {
-		if err := req.BeforeParse(); err != nil {
-			release()
-			return nil, fmt.Errorf("%w: %w", ErrNotParsed, err)
-		}
-	}
-	return release, nil
+	return sync.OnceFunc(func() { c.parsing.Release(weight) }), nil
 }
 
 // countNodes counts a body's nodes, up to just past MaxNodes.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 func nested(n int) string {
@@ -116,9 +118,9 @@ func TestParseBoundsFeedsWhateverTheirLabel(t *testing.T) {
 
 func TestKeepNewestEntries(t *testing.T) {
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var entries []Entry
+	var entries []domain.Entry
 	for i := range 10 {
-		e := Entry{Key: fmt.Sprint(i)}
+		e := domain.Entry{Key: fmt.Sprint(i)}
 		if i%3 != 0 { // 0, 3, 6, 9 undated
 			e.Published = day.AddDate(0, 0, i)
 		}
@@ -157,18 +159,18 @@ func TestParseKeepsMaxEntries(t *testing.T) {
 func TestParseTurnsShareABudget(t *testing.T) {
 	c := New(Options{})
 	big := []byte(`<rss><channel><item>` + strings.Repeat("<a/>", MaxNodes) + `</item></channel></rss>`)
-	release1, _ := c.parseTurn(context.Background(), Request{}, big)
-	release2, _ := c.parseTurn(context.Background(), Request{}, big)
+	release1, _ := c.parseTurn(context.Background(), big)
+	release2, _ := c.parseTurn(context.Background(), big)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := c.parseTurn(ctx, Request{}, []byte(nested(10))); err == nil {
+	if _, err := c.parseTurn(ctx, []byte(nested(10))); err == nil {
 		t.Fatal("a third turn was given while two bodies at the bound were being parsed")
 	}
 	release1()
 	release1() // twice is once
 	small := []byte(nested(10))
 	for range 1000 {
-		if _, err := c.parseTurn(context.Background(), Request{}, small); err != nil {
+		if _, err := c.parseTurn(context.Background(), small); err != nil {
 			t.Fatal(err)
 		}
 	}

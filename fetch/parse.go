@@ -18,6 +18,7 @@ import (
 	jsonfeed "github.com/mmcdole/gofeed/json"
 	"github.com/mmcdole/gofeed/rss"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
@@ -28,22 +29,11 @@ type Feed struct {
 	SiteURL   string
 	TTL       time.Duration // RSS ttl or sy:updatePeriod/updateFrequency, 0 when none
 	TTLSource string
-	Entries   []Entry
+	Entries   []domain.Entry
 	// Repaired says what Parse mended in an ill-formed body before it
 	// could be read ("truncated end, bare ampersands"); "" for a body read
 	// as it came.
 	Repaired string
-}
-
-// Entry is one parsed entry with its identity key.
-type Entry struct {
-	Key       string // "id:<guid>", else "link:<url>", else "hash:<sha256 of title and content>"
-	Title     string
-	Link      string // absolute
-	Content   string // raw HTML, unsanitised
-	Summary   string
-	Author    string
-	Published time.Time // zero when absent or unparseable
 }
 
 // ErrNotFeed means a body is none of RSS, Atom or JSON Feed.
@@ -264,7 +254,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 		if it == nil {
 			continue
 		}
-		e := Entry{
+		e := domain.Entry{
 			Title:   strings.TrimSpace(it.Title),
 			Link:    resolve(siteBase, entryLink(it)),
 			Content: it.Content,

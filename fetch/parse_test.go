@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mmcdole/gofeed"
+
+	"feeddigest/domain"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -65,7 +67,7 @@ func TestEntryIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := map[string]Entry{}
+	keys := map[string]domain.Entry{}
 	for _, e := range f.Entries {
 		keys[e.Key] = e
 	}

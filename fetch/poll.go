@@ -31,12 +31,6 @@ type Request struct {
 	Answers304         bool // has answered a conditional request with 304
 	RefusesHEAD        bool // HEAD cannot help: refused (405/501), or no validators that tell
 	IgnoresConditional bool // answered a conditional GET in full with the stored validators or body
-
-	// BeforeParse, when set, is called before a body of this poll is
-	// parsed, the work that a hostile body can make kill the process; an
-	// error fails the poll. (The caller records the attempt, so that a
-	// run that dies reading a feed is known to the next.)
-	BeforeParse func() error
 }
 
 // Outcome sorts a poll's result.
@@ -98,39 +92,116 @@ type Result struct {
 // HasValidators says whether a conditional request can be made.
 func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified != "" }
 
-// Poll polls one feed at now: a conditional GET, after a HEAD only where
-// that can save a body (see headPays). It never returns an error: failures
-// are in the Result, their messages with the user info and query values
-// of every URL hidden (they are shown and stored for people to read; see
-// redact).
+// Poll polls one feed at now: Fetch, then Read. It never returns an
+// error: failures are in the Result.
 func (c *Client) Poll(ctx context.Context, req Request, now time.Time) Result {
-	res := c.poll(ctx, req, now)
+	return c.Read(ctx, c.Fetch(ctx, req, now))
+}
+
+// Fetched is a poll whose requests are done. Either its result is final,
+// or a body waits to be parsed (BodyWaiting), the work a hostile body can
+// make kill the process: the caller may first record that it is about to
+// read it, then Read it. A waiting body holds a turn of the client's
+// ParseBudget, so every Fetched must be given to Read, or Abandoned.
+type Fetched struct {
+	req     Request
+	now     time.Time
+	head    headVerdict
+	res     Result
+	body    *fetchedBody // the body waiting to be read
+	release func()       // its parse turn
+	done    bool
+}
+
+// fetchedBody is a GET's answer to be parsed: a feed, or an HTML page.
+type fetchedBody struct {
+	body        []byte
+	contentType string
+	url         *url.URL // after redirects: what relative links resolve against
+	hash        string
+	trace       *redirectTrace
+}
+
+// Fetch sends a poll's requests at now: a conditional GET, after a HEAD
+// only where that can save a body (see headPays). When the answer has a
+// new body, it waits for its parse turn and returns with the body
+// waiting; Read parses it.
+func (c *Client) Fetch(ctx context.Context, req Request, now time.Time) *Fetched {
+	f := &Fetched{req: req, now: now, head: headSkipped,
+		res: Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
+			Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}}
+	if _, err := url.Parse(req.URL); err != nil {
+		f.res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
+		return f.finish()
+	}
+	if c.headPays(req) {
+		f.head = c.head(ctx, req, now, &f.res)
+	}
+	if f.head == headDone {
+		return f.finish()
+	}
+	body := c.download(ctx, req, now, &f.res)
+	if body == nil {
+		return f.finish()
+	}
+	release, err := c.parseTurn(ctx, body.body)
+	if err != nil {
+		f.res.fail(OutcomeBroken, f.res.Status, err)
+		return f.finish()
+	}
+	f.body, f.release = body, release
+	return f
+}
+
+// BodyWaiting says whether a body waits to be parsed by Read.
+func (f *Fetched) BodyWaiting() bool { return f.body != nil }
+
+// Read finishes the poll: it parses the waiting body, if any, into the
+// Result. When the body is an HTML page announcing a feed, the feed is
+// fetched and parsed too, the page's parse turn given back first. The
+// Result's error messages have the user info and query values of every
+// URL hidden (they are shown and stored for people to read; see redact).
+func (c *Client) Read(ctx context.Context, f *Fetched) Result {
+	if f.body != nil {
+		c.read(ctx, f)
+		f.finish()
+	}
+	return f.result()
+}
+
+// Abandon gives a waiting body's parse turn back without reading it: the
+// poll fails with ErrNotParsed and err, and keeps no hash of the body.
+func (f *Fetched) Abandon(err error) Result {
+	if f.body != nil {
+		f.body = nil
+		f.release()
+		f.res.fail(OutcomeBroken, f.res.Status, fmt.Errorf("%w: %w", ErrNotParsed, err))
+		f.finish()
+	}
+	return f.result()
+}
+
+func (f *Fetched) result() Result {
+	res := f.res
 	res.Err = redact.Error(res.Err)
 	return res
 }
 
-func (c *Client) poll(ctx context.Context, req Request, now time.Time) Result {
-	res := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
-		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
-	if _, err := url.Parse(req.URL); err != nil {
-		res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
-		return res
+// finish settles what the whole poll says, once.
+func (f *Fetched) finish() *Fetched {
+	if f.done {
+		return f
 	}
-	head := headSkipped
-	if c.headPays(req) {
-		head = c.head(ctx, req, now, &res)
-	}
-	if head != headDone {
-		c.get(ctx, req, now, &res)
-		if head == headSaysChanged && res.Outcome == OutcomeUnchanged && res.Status != http.StatusNotModified {
-			// HEAD's validators said changed, the body said not: they do
-			// not tell here, and a HEAD would only add a request.
-			res.RefusesHEAD = true
-		}
+	f.done = true
+	res := &f.res
+	if f.head == headSaysChanged && res.Outcome == OutcomeUnchanged && res.Status != http.StatusNotModified {
+		// HEAD's validators said changed, the body said not: they do
+		// not tell here, and a HEAD would only add a request.
+		res.RefusesHEAD = true
 	}
 	res.stillBroken()
-	res.finishHints(req)
-	return res
+	res.finishHints(f.req)
+	return f
 }
 
 // ErrStillBroken means the server answered that the feed's body is still
@@ -223,25 +294,9 @@ func validatorsMatch(req Request, resp *http.Response) bool {
 	return (req.ETag != "" && etag == req.ETag) || (req.LastModified != "" && lm == req.LastModified)
 }
 
-func (c *Client) get(ctx context.Context, req Request, now time.Time, res *Result) {
-	if page := c.getFeed(ctx, req, now, res); page != nil {
-		c.fromPage(ctx, req, now, res, page)
-	}
-}
-
-// htmlPage is a GET answer that was an HTML page rather than a feed.
-type htmlPage struct {
-	body        []byte
-	contentType string
-	url         *url.URL // after redirects: what relative links resolve against
-	hash        string
-	trace       *redirectTrace
-}
-
-// getFeed sends the conditional GET and parses a feed into res. An HTML
-// page is returned instead, for the caller to look into; res is final
-// otherwise.
-func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *Result) *htmlPage {
+// download sends the conditional GET and settles in res every answer
+// with no new body to read; a new body is returned, to be parsed.
+func (c *Client) download(ctx context.Context, req Request, now time.Time, res *Result) *fetchedBody {
 	resp, trace, err := c.do(ctx, http.MethodGet, req)
 	if err != nil {
 		res.failNet(err)
@@ -275,22 +330,24 @@ func (c *Client) getFeed(ctx context.Context, req Request, now time.Time, res *R
 	if resp.Request != nil && resp.Request.URL != nil {
 		final = resp.Request.URL
 	}
-	contentType := resp.Header.Get("Content-Type")
-	feed, err := c.parse(ctx, req, body, contentType, final.String())
-	if errors.Is(err, ErrNotParsed) {
-		res.fail(OutcomeBroken, res.Status, err)
-		return nil
+	return &fetchedBody{body: body, contentType: resp.Header.Get("Content-Type"), url: final, hash: hash, trace: trace}
+}
+
+// readFeed parses a body as a feed into res, in the caller's parse turn.
+// An HTML page is left for the caller to look into (isPage), res as it
+// was.
+func readFeed(req Request, res *Result, b *fetchedBody) (isPage bool) {
+	feed, err := Parse(b.body, b.contentType, b.url.String())
+	switch {
+	case err == nil:
+		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, b.hash, ""
+		res.notePermanentRedirect(req, b.trace)
+	case errors.Is(err, ErrNotFeed) && isHTML(b.body, b.contentType):
+		return true
+	default:
+		res.brokenBody(b.hash, err)
 	}
-	if err != nil {
-		if errors.Is(err, ErrNotFeed) && isHTML(body, contentType) {
-			return &htmlPage{body: body, contentType: contentType, url: final, hash: hash, trace: trace}
-		}
-		res.brokenBody(hash, err)
-		return nil
-	}
-	res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, hash, ""
-	res.notePermanentRedirect(req, trace)
-	return nil
+	return false
 }
 
 // readAnswer settles every answer but 200 and 226 in res, and reads the
@@ -325,38 +382,33 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 	return body, true
 }
 
-// fromPage handles an HTML page: the feed it announces is polled in the
-// same Poll; without one, an h-feed in the page is the feed.
-func (c *Client) fromPage(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage) {
-	links, feed, err := c.readPage(ctx, req, page)
-	switch {
-	case errors.Is(err, ErrNotParsed):
-		res.fail(OutcomeBroken, res.Status, err)
+// read parses the waiting body in its turn. An HTML page is a feed by
+// the feed it announces, polled in the same poll once the turn is given
+// back, or else by the h-feed in it.
+func (c *Client) read(ctx context.Context, f *Fetched) {
+	page, req, res := f.body, f.req, &f.res
+	f.body = nil
+	if !readFeed(req, res, page) {
+		f.release()
 		return
+	}
+	links, feed, err := readPage(page)
+	f.release()
+	switch {
 	case err != nil:
 		res.brokenBody(page.hash, err)
-		return
-	}
-	if len(links) > 0 {
-		c.pollDiscovered(ctx, req, now, res, page, links[0])
-		return
-	}
-	if feed != nil {
+	case len(links) > 0:
+		c.pollDiscovered(ctx, req, f.now, res, page, links[0])
+	case feed != nil:
 		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, page.hash, ""
 		res.notePermanentRedirect(req, page.trace)
-		return
+	default:
+		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
 	}
-	res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
 }
 
-// readPage reads the feeds a page announces, else its h-feed, in a parse
-// turn (see parseTurn) given back before any announced feed is polled.
-func (c *Client) readPage(ctx context.Context, req Request, page *htmlPage) (links []string, feed *Feed, err error) {
-	release, err := c.parseTurn(ctx, req, page.body)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer release()
+// readPage reads the feeds a page announces, else its h-feed.
+func readPage(page *fetchedBody) (links []string, feed *Feed, err error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err)
@@ -373,7 +425,7 @@ func (c *Client) readPage(ctx context.Context, req Request, page *htmlPage) (lin
 // (before the caller switches to DiscoveredURL) still asks the feed whether
 // it changed. What the page's answer said (validators, freshness) is about
 // the page and is dropped; only the request count and bytes add up.
-func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *htmlPage, feedURL string) {
+func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *fetchedBody, feedURL string) {
 	if feedURL == page.url.String() || feedURL == req.URL {
 		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
 		return
@@ -382,10 +434,8 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 	feedReq.URL = feedURL
 	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
 		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
-	if other := c.getFeed(ctx, feedReq, now, &sub); other != nil {
-		// No second round of discovery: a page linking to a page is a
-		// broken link, not a trail to follow.
-		sub.brokenBody(other.hash, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
+	if body := c.download(ctx, feedReq, now, &sub); body != nil {
+		c.readDiscovered(ctx, feedReq, &sub, body)
 	}
 	sub.Requests += res.Requests
 	sub.Bytes += res.Bytes
@@ -403,6 +453,22 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 		sub.notePermanentRedirect(req, page.trace)
 	}
 	*res = sub
+}
+
+// readDiscovered parses the body of a feed a page announced, in a parse
+// turn of its own. The poll was recorded before the page was read.
+func (c *Client) readDiscovered(ctx context.Context, req Request, res *Result, body *fetchedBody) {
+	release, err := c.parseTurn(ctx, body.body)
+	if err != nil {
+		res.fail(OutcomeBroken, res.Status, err)
+		return
+	}
+	defer release()
+	if readFeed(req, res, body) {
+		// No second round of discovery: a page linking to a page is a
+		// broken link, not a trail to follow.
+		res.brokenBody(body.hash, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
+	}
 }
 
 // do sends one request with the conditional headers and request hygiene

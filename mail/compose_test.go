@@ -13,6 +13,7 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
 
+	"feeddigest/domain"
 	"feeddigest/internal/smtptest"
 	"feeddigest/mail"
 	"feeddigest/render"
@@ -32,7 +33,11 @@ func loadDigest(t testing.TB, name string) render.Digest {
 		render.Digest
 		Zone string // the user's time zone, by name
 	}
-	if err := json.Unmarshal(b, &d); err != nil {
+	// Strict: a misspelt key (the notices' are snake_case) would
+	// otherwise drop its value without a word.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
 		t.Fatalf("%s.json: %v", name, err)
 	}
 	if d.Location, err = time.LoadLocation(d.Zone); err != nil {
@@ -154,7 +159,7 @@ func bigDigest(t *testing.T, feeds, perFeed int) render.Digest {
 		g := render.FeedGroup{FeedURL: fmt.Sprintf("https://f%d.example/feed", f), FeedName: fmt.Sprintf("Feed %d", f),
 			SiteURL: fmt.Sprintf("https://f%d.example/", f), More: 10}
 		for e := range perFeed {
-			g.Entries = append(g.Entries, render.Entry{Title: fmt.Sprintf("Entry %d-%d %s", f, e, words), Author: "Someone",
+			g.Entries = append(g.Entries, domain.Entry{Title: fmt.Sprintf("Entry %d-%d %s", f, e, words), Author: "Someone",
 				Link: fmt.Sprintf("https://f%d.example/%d", f, e), Content: "<p>" + words + "</p>",
 				Published: d.BuiltAt.Add(-time.Duration(e) * time.Minute)})
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/smtptest"
 	"feeddigest/mail"
 	"feeddigest/render"
@@ -28,7 +29,7 @@ func digestEmail(t *testing.T, date string) *mail.Message {
 		User: "ada", Email: "ada@example.org", Date: date, Location: time.UTC, BuiltAt: built.Add(5 * time.Minute),
 		Groups: []render.FeedGroup{{
 			FeedURL: "https://blog.example.org/feed.xml", FeedName: "Example Blog", SiteURL: "https://blog.example.org/",
-			Entries: []render.Entry{{Title: "Hello world", Link: "https://blog.example.org/posts/hello",
+			Entries: []domain.Entry{{Title: "Hello world", Link: "https://blog.example.org/posts/hello",
 				Content: "<p>First post.</p>", FirstSeen: built}},
 		}},
 	}

@@ -5,6 +5,11 @@
 // folders, any attribute spelling of xmlUrl, legacy charsets) and refuses
 // hostile input with an error: sizes, nesting and counts are bounded, and
 // encoding/xml never expands custom entities. Write produces OPML 2.0.
+//
+// Folders nest in OPML but not in a feed list: a feed's Category is the
+// path of folders around it, joined with " / " ("Science / Space"), and
+// Write turns such a path back into nested folders, so that a list read,
+// written and read again has the same categories.
 package opml
 
 import (
@@ -14,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,10 +29,13 @@ import (
 // Outline is one feed of a subscription list.
 type Outline struct {
 	Title    string // the title attribute, else text; may be ""
-	XMLURL   string // the feed's URL, never ""
-	HTMLURL  string // the site's URL, may be ""
-	Category string // text of the nearest enclosing folder, "" at the top level
+	XMLURL   string // the feed's URL; "" only in ParseAll's outlines that are not feeds
+	HTMLURL  string // the site's URL (for an outline that is not a feed, its url attribute), may be ""
+	Category string // the enclosing folders, outermost first, joined with FolderSeparator; "" at the top level
 }
+
+// FolderSeparator joins the names of nested folders in a Category.
+const FolderSeparator = " / "
 
 // Limits on input. A subscription list of thousands of feeds is a few
 // hundred kilobytes; these only stop documents built to exhaust memory.
@@ -50,6 +59,24 @@ var (
 // Outlines without xmlUrl are folders; they give their children a
 // Category and are not returned themselves.
 func Parse(r io.Reader) ([]Outline, error) {
+	all, err := ParseAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var feeds []Outline
+	for _, o := range all {
+		if o.XMLURL != "" {
+			feeds = append(feeds, o)
+		}
+	}
+	return feeds, nil
+}
+
+// ParseAll is Parse keeping, in document order, the outlines that are
+// neither a feed nor a folder: those without an xmlUrl and without
+// outlines inside (their XMLURL is ""), such as links, notes and empty
+// folders, so that an importer can say what it left out.
+func ParseAll(r io.Reader) ([]Outline, error) {
 	lr := &io.LimitedReader{R: r, N: maxSize + 1}
 	d := xml.NewDecoder(lr)
 	// Exporters still write ISO-8859-1 and windows-1252 files.
@@ -85,6 +112,10 @@ type parser struct {
 type frame struct {
 	name     string // local element name, lower case
 	category string // category of outlines inside this element
+	// An outline without xmlUrl is a folder if outlines come inside it,
+	// else an outline that is not a feed, kept here until its end.
+	notFeed  *Outline
+	hasInner bool
 }
 
 func (p *parser) token(tok xml.Token) error {
@@ -93,7 +124,11 @@ func (p *parser) token(tok xml.Token) error {
 		return p.start(t)
 	case xml.EndElement:
 		// encoding/xml has already checked that the tags match.
+		f := p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
+		if f.notFeed != nil && !f.hasInner {
+			return p.add(*f.notFeed)
+		}
 	}
 	return nil
 }
@@ -118,6 +153,9 @@ func (p *parser) start(t xml.StartElement) error {
 		p.sawBody = true
 	}
 	if name == "outline" && p.inBody() {
+		if len(p.stack) > 0 {
+			p.stack[len(p.stack)-1].hasInner = true
+		}
 		if err := p.outline(t, &f); err != nil {
 			return err
 		}
@@ -140,8 +178,16 @@ func (p *parser) outline(t xml.StartElement, f *frame) error {
 	}
 	feed := a["xmlurl"]
 	if feed == "" {
+		link := a["url"]
+		if link == "" {
+			link = a["htmlurl"]
+		}
+		f.notFeed = &Outline{Title: label, HTMLURL: link, Category: f.category}
 		if label != "" {
-			f.category = label
+			if f.category != "" {
+				f.category += FolderSeparator
+			}
+			f.category += label
 		}
 		return nil
 	}
@@ -150,10 +196,14 @@ func (p *parser) outline(t xml.StartElement, f *frame) error {
 		// for an empty Title, so that reads back as "".
 		label = ""
 	}
+	return p.add(Outline{Title: label, XMLURL: feed, HTMLURL: a["htmlurl"], Category: f.category})
+}
+
+func (p *parser) add(o Outline) error {
 	if len(p.outlines) >= MaxOutlines {
-		return fmt.Errorf("opml: more than %d feeds", MaxOutlines)
+		return fmt.Errorf("opml: more than %d outlines", MaxOutlines)
 	}
-	p.outlines = append(p.outlines, Outline{Title: label, XMLURL: feed, HTMLURL: a["htmlurl"], Category: f.category})
+	p.outlines = append(p.outlines, o)
 	return nil
 }
 
@@ -195,56 +245,75 @@ func Write(w io.Writer, title string, created time.Time, outlines []Outline) err
 		b.WriteString("    <dateCreated>" + created.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT") + "</dateCreated>\n")
 	}
 	b.WriteString("  </head>\n  <body>\n")
-	for _, g := range group(outlines) {
-		if err := writeGroup(&b, g); err != nil {
-			return err
-		}
+	if err := writeFolder(&b, 2, tree(outlines)); err != nil {
+		return err
 	}
 	b.WriteString("  </body>\n</opml>\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// folder is a category with its outlines; category "" is one outline at
-// the top level.
+// folder is a folder of the list (the root has no name): feeds and
+// folders, each folder where its first feed appears.
 type folder struct {
-	category string
-	outlines []Outline
+	name  string
+	items []item
 }
 
-func group(outlines []Outline) []folder {
-	var groups []folder
-	index := map[string]int{}
-	for _, o := range outlines {
-		if o.Category == "" {
-			groups = append(groups, folder{outlines: []Outline{o}})
+// item is a feed or a folder.
+type item struct {
+	feed   *Outline
+	folder *folder
+}
+
+func tree(outlines []Outline) *folder {
+	root := &folder{}
+	for i := range outlines {
+		f := root
+		for _, name := range folderPath(outlines[i].Category) {
+			j := slices.IndexFunc(f.items, func(it item) bool { return it.folder != nil && it.folder.name == name })
+			if j < 0 {
+				j = len(f.items)
+				f.items = append(f.items, item{folder: &folder{name: name}})
+			}
+			f = f.items[j].folder
+		}
+		f.items = append(f.items, item{feed: &outlines[i]})
+	}
+	return root
+}
+
+// folderPath splits a Category into nested folders, where every part is
+// a name that reads back as written (not empty, no space at either end);
+// otherwise the whole Category names one folder.
+func folderPath(category string) []string {
+	if category == "" {
+		return nil
+	}
+	parts := strings.Split(category, FolderSeparator)
+	for _, p := range parts {
+		if p == "" || p != strings.TrimSpace(p) {
+			return []string{category}
+		}
+	}
+	return parts
+}
+
+func writeFolder(b *bytes.Buffer, depth int, f *folder) error {
+	indent := strings.Repeat("  ", depth)
+	for _, it := range f.items {
+		if it.feed != nil {
+			if err := writeOutline(b, indent, *it.feed); err != nil {
+				return err
+			}
 			continue
 		}
-		i, ok := index[o.Category]
-		if !ok {
-			i = len(groups)
-			index[o.Category] = i
-			groups = append(groups, folder{category: o.Category})
-		}
-		groups[i].outlines = append(groups[i].outlines, o)
-	}
-	return groups
-}
-
-func writeGroup(b *bytes.Buffer, g folder) error {
-	indent := "    "
-	if g.category != "" {
-		c := escape(g.category)
-		b.WriteString(indent + `<outline text="` + c + `" title="` + c + "\">\n")
-		indent += "  "
-	}
-	for _, o := range g.outlines {
-		if err := writeOutline(b, indent, o); err != nil {
+		name := escape(it.folder.name)
+		b.WriteString(indent + `<outline text="` + name + `" title="` + name + "\">\n")
+		if err := writeFolder(b, depth+1, it.folder); err != nil {
 			return err
 		}
-	}
-	if g.category != "" {
-		b.WriteString("    </outline>\n")
+		b.WriteString(indent + "</outline>\n")
 	}
 	return nil
 }

@@ -36,13 +36,91 @@ func TestParseFlattensFolders(t *testing.T) {
 	want := []Outline{
 		{Title: "The Go Blog", XMLURL: "https://go.dev/blog/feed.atom", HTMLURL: "https://go.dev/blog"},
 		{Title: "Guardian science", XMLURL: "https://www.theguardian.com/science/rss", HTMLURL: "https://www.theguardian.com/science", Category: "Science"},
-		{Title: "NASA & friends", XMLURL: "https://www.nasa.gov/rss/dyn/breaking_news.rss", Category: "Space"},
+		// Nested folders make one path, outermost first.
+		{Title: "NASA & friends", XMLURL: "https://www.nasa.gov/rss/dyn/breaking_news.rss", Category: "Science / Space"},
 		{Title: "Comics", XMLURL: "https://xkcd.com/atom.xml", Category: "Science"},
 		// A label that only repeats the URL says nothing: Title stays "".
 		{XMLURL: "ftp://files.example.org/feed.xml"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Parse:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// ParseAll keeps, in their place, the outlines that are neither feeds nor
+// folders, so that an importer can name what it skipped.
+func TestParseAllKeepsWhatIsNotAFeed(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "subscriptions.opml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := ParseAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range got {
+		names = append(names, o.Title+"|"+o.XMLURL+"|"+o.HTMLURL)
+	}
+	want := []string{
+		"The Go Blog|https://go.dev/blog/feed.atom|https://go.dev/blog",
+		"Guardian science|https://www.theguardian.com/science/rss|https://www.theguardian.com/science",
+		"NASA & friends|https://www.nasa.gov/rss/dyn/breaking_news.rss|",
+		"Comics|https://xkcd.com/atom.xml|",
+		"An empty folder||",
+		"No URL, just a note||https://example.org/",
+		"|ftp://files.example.org/feed.xml|",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("ParseAll:\n got %q\nwant %q", names, want)
+	}
+	// A folder is not an outline of its own, empty or not.
+	nested, err := ParseAll(strings.NewReader(`<opml><body><outline text="A"><outline text="B"><outline text="note"/></outline></outline></body></opml>`))
+	if err != nil || len(nested) != 1 || nested[0].Title != "note" || nested[0].Category != "A / B" {
+		t.Errorf("nested note: %+v, %v", nested, err)
+	}
+}
+
+func TestWriteNestsFolders(t *testing.T) {
+	var b bytes.Buffer
+	err := Write(&b, "x", time.Time{}, []Outline{
+		{XMLURL: "https://a.example/f", Category: "Science / Space"},
+		{XMLURL: "https://b.example/f"},
+		{XMLURL: "https://c.example/f", Category: "Science"},
+		{XMLURL: "https://d.example/f", Category: "Science / Space"},
+		{XMLURL: "https://e.example/f", Category: "Odd /  / path"}, // not a path of names: one folder
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := b.String()[strings.Index(b.String(), "<body>"):]
+	want := `<body>
+    <outline text="Science" title="Science">
+      <outline text="Space" title="Space">
+        <outline type="rss" text="https://a.example/f" xmlUrl="https://a.example/f"/>
+        <outline type="rss" text="https://d.example/f" xmlUrl="https://d.example/f"/>
+      </outline>
+      <outline type="rss" text="https://c.example/f" xmlUrl="https://c.example/f"/>
+    </outline>
+    <outline type="rss" text="https://b.example/f" xmlUrl="https://b.example/f"/>
+    <outline text="Odd /  / path" title="Odd /  / path">
+      <outline type="rss" text="https://e.example/f" xmlUrl="https://e.example/f"/>
+    </outline>
+  </body>
+</opml>
+`
+	if body != want {
+		t.Errorf("Write:\n%s\nwant\n%s", body, want)
+	}
+	got, err := Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		if o.XMLURL == "https://d.example/f" && o.Category != "Science / Space" || o.XMLURL == "https://e.example/f" && o.Category != "Odd /  / path" {
+			t.Errorf("read back %+v", o)
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"feeddigest/fetch"
-	"feeddigest/store"
 )
 
 // ErrRunDied is the failure recorded for a feed whose poll a previous run
@@ -27,9 +26,7 @@ func (p *pass) settleUnfinishedPolls(ctx context.Context) error {
 		f := a.Feed
 		res := fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
 			Err: fmt.Errorf("%w (its poll started %s)", ErrRunDied, a.Started.Format(time.RFC3339))}
-		if _, err := p.st.SavePoll(ctx, f.ID, nil, p.opts.Now, func(st store.SaveStats) store.Feed {
-			return p.nextRecord(f, res, st, f.Polls == 0)
-		}); err != nil {
+		if _, err := p.record(ctx, f, res, nil); err != nil {
 			return err
 		}
 		p.sum.Failed++

@@ -12,14 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
+	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
 // markUnfinished leaves the mark a run dying in the poll of url leaves.
 func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
 	t.Helper()
-	st, err := store.Open(context.Background(), statePath)
+	st, err := sqlite.Open(context.Background(), statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +35,9 @@ func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
 	}
 }
 
-func recordAndMarks(t *testing.T, statePath, url string) (store.Feed, []store.Attempt) {
+func recordAndMarks(t *testing.T, statePath, url string) (domain.Feed, []store.Attempt) {
 	t.Helper()
-	st, err := store.Open(context.Background(), statePath)
+	st, err := sqlite.Open(context.Background(), statePath)
 	if err != nil {
 		t.Fatal(err)
 	}

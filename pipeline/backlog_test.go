@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"feeddigest/internal/feedtest"
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 // digestSizes returns user's digests as date -> entry count.
 func digestSizes(t *testing.T, statePath, user string) map[string]int {
 	t.Helper()
-	st, err := store.OpenReader(context.Background(), statePath)
+	st, err := sqlite.OpenReader(context.Background(), statePath)
 	if err != nil {
 		t.Fatal(err)
 	}

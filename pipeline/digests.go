@@ -7,10 +7,10 @@ import (
 	"net/url"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/mail"
 	"feeddigest/render"
 	"feeddigest/site"
-	"feeddigest/store"
 )
 
 // buildDigests records the digest of every due user, each in one
@@ -26,7 +26,7 @@ func (p *pass) buildDigests(ctx context.Context) error {
 		}
 		p.sum.DigestsBuilt++
 		p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
-		p.opts.Progress(Event{Kind: "digest", Detail: d.Name + " " + d.Date})
+		p.opts.Progress(Event{Kind: EventDigest, Detail: d.Name + " " + d.Date})
 	}
 	return nil
 }
@@ -167,7 +167,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	return out, nil
 }
 
-func feedName(f store.Feed) string {
+func feedName(f domain.Feed) string {
 	if f.Title != "" {
 		return f.Title
 	}
@@ -178,7 +178,7 @@ func feedName(f store.Feed) string {
 }
 
 // renderDigest turns a stored digest into render's input.
-func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
@@ -200,12 +200,10 @@ func (p *pass) renderDigest(ctx context.Context, d store.Digest, u config.User, 
 				More: more[e.FeedURL]})
 		}
 		g := &out.Groups[len(out.Groups)-1]
-		g.Entries = append(g.Entries, render.Entry{Title: e.Title, Link: e.Link, Content: e.Content,
-			Summary: e.Summary, Author: e.Author, Published: e.Published, FirstSeen: e.FirstSeen})
+		g.Entries = append(g.Entries, e)
 	}
 	for _, n := range d.Notices {
-		out.Notices = append(out.Notices, render.Notice{FeedURL: n.FeedURL, FeedName: feeds[n.FeedURL].name,
-			Kind: n.Kind, NewURL: n.NewURL, Detail: n.Detail})
+		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: feeds[n.FeedURL].name})
 	}
 	return out, nil
 }

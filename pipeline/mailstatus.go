@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/render"
 	"feeddigest/store"
 )
@@ -20,7 +21,7 @@ func MailStatus(ctx context.Context, cfg *config.Config, now time.Time) ([]rende
 	if cfg.Email.SMTP == nil {
 		return nil, nil
 	}
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -28,12 +29,12 @@ func MailStatus(ctx context.Context, cfg *config.Config, now time.Time) ([]rende
 	return mailStatusRows(ctx, st, now)
 }
 
-func mailStatusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.MailStatus, error) {
+func mailStatusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.MailStatus, error) {
 	digests, err := st.NotSent(ctx, now.Add(-mailStatusWindow))
 	if err != nil {
 		return nil, err
 	}
-	byUser := map[string][]store.Digest{}
+	byUser := map[string][]domain.Digest{}
 	for _, d := range digests {
 		byUser[d.User] = append(byUser[d.User], d)
 	}
@@ -49,9 +50,9 @@ func mailStatusRows(ctx context.Context, st *store.Store, now time.Time) ([]rend
 
 // mailStatusRow sums up one user's digests that were not sent (oldest
 // first); a digest the next pass will give up is shown as given up.
-func mailStatusRow(user string, digests []store.Digest, now time.Time) (render.MailStatus, bool) {
+func mailStatusRow(user string, digests []domain.Digest, now time.Time) (render.MailStatus, bool) {
 	row := render.MailStatus{User: user}
-	var open []store.Digest
+	var open []domain.Digest
 	for _, d := range digests {
 		switch {
 		case !d.SendGivenUp.IsZero():

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"feeddigest/internal/feedtest"
+	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
@@ -266,7 +267,7 @@ func TestOverlappingRunChangesNothing(t *testing.T) {
 	pub := feedtest.Start(t)
 	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
-	held, err := store.Open(context.Background(), cfg.State)
+	held, err := sqlite.Open(context.Background(), cfg.State)
 	if err != nil {
 		t.Fatal(err)
 	}

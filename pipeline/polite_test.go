@@ -11,16 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
-	"feeddigest/store"
+	"feeddigest/sqlite"
 )
 
 // post is a feed's one entry.
 func post(id string) feedtest.Entry { return feedtest.Entry{ID: id, Title: "Post"} }
 
-func feedRecord(t *testing.T, statePath, url string) store.Feed {
+func feedRecord(t *testing.T, statePath, url string) domain.Feed {
 	t.Helper()
-	st, err := store.OpenReader(context.Background(), statePath)
+	st, err := sqlite.OpenReader(context.Background(), statePath)
 	if err != nil {
 		t.Fatal(err)
 	}

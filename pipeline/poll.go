@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
 	"feeddigest/schedule"
@@ -24,7 +25,7 @@ func (p *pass) poll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byURL := make(map[string]store.Feed, len(feeds))
+	byURL := make(map[string]domain.Feed, len(feeds))
 	states := make(map[string]schedule.FeedState, len(feeds))
 	for _, f := range feeds {
 		byURL[f.URL] = f
@@ -33,13 +34,13 @@ func (p *pass) poll(ctx context.Context) error {
 		}
 		states[f.URL] = feedState(f)
 	}
-	polls := schedule.FeedsToPoll(p.due, states, p.opts.Now)
+	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
 	schedule.Shuffle(polls, p.opts.Rand)
 	// Then round-robin over hosts, still shuffled within each: a worker
 	// never queues behind a host whose token bucket is spent while other
 	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
 	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
-	p.opts.Progress(Event{Kind: "due", Total: len(polls)})
+	p.opts.Progress(Event{Kind: EventDue, Total: len(polls)})
 	if len(polls) == 0 {
 		return nil
 	}
@@ -61,7 +62,7 @@ func (p *pass) poll(ctx context.Context) error {
 		if !ok {
 			failed++
 		}
-		p.opts.Progress(Event{Kind: "polled", Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
+		p.opts.Progress(Event{Kind: EventPolled, Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
 	}
 	if err := ctx.Err(); err != nil {
 		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err), p.dropAbandonedPolls(ctx))
@@ -70,14 +71,14 @@ func (p *pass) poll(ctx context.Context) error {
 }
 
 type polled struct {
-	feed store.Feed
+	feed domain.Feed
 	why  schedule.Why
 	res  fetch.Result
 }
 
 // fetchAll polls at most Concurrency feeds at a time and hands each
 // result to out, in the order they finish.
-func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]store.Feed, out chan<- polled) {
+func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]domain.Feed, out chan<- polled) {
 	defer close(out)
 	var g errgroup.Group
 	g.SetLimit(max(1, p.cfg.Fetch.Concurrency))
@@ -87,9 +88,7 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 		}
 		g.Go(func() error {
 			f := byURL[job.URL]
-			req := pollRequest(f)
-			req.BeforeParse = func() error { return p.st.BeginAttempt(ctx, f.ID, p.opts.Now) }
-			res := client.Poll(ctx, req, p.opts.Now)
+			res := p.pollFeed(ctx, client, f)
 			if ctx.Err() != nil {
 				// Interrupted: the feed did not fail, we stopped
 				// listening. Its record stays as it was, due again.
@@ -100,6 +99,19 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 		})
 	}
 	g.Wait()
+}
+
+// pollFeed polls one feed. A body is read only once the poll is recorded
+// (see store.Store.BeginAttempt): a run that dies reading it is known to
+// the next, which does not read it again at once.
+func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) fetch.Result {
+	fetched := client.Fetch(ctx, pollRequest(f), p.opts.Now)
+	if fetched.BodyWaiting() {
+		if err := p.st.BeginAttempt(ctx, f.ID, p.opts.Now); err != nil {
+			return fetched.Abandon(err)
+		}
+	}
+	return client.Read(ctx, fetched)
 }
 
 func (p *pass) startDelay(ctx context.Context) error {
@@ -115,7 +127,7 @@ func (p *pass) startDelay(ctx context.Context) error {
 	return p.opts.Sleep(ctx, d)
 }
 
-func pollRequest(f store.Feed) fetch.Request {
+func pollRequest(f domain.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
 		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
@@ -123,27 +135,24 @@ func pollRequest(f store.Feed) fetch.Request {
 	}
 }
 
-func feedState(f store.Feed) schedule.FeedState {
+func feedState(f domain.Feed) schedule.FeedState {
 	return schedule.FeedState{
-		URL: f.URL, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
+		URL: f.URL, LastPoll: f.LastPoll, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
 		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
 	}
 }
 
 // save stores one poll's result; ok says whether the poll succeeded.
 func (p *pass) save(ctx context.Context, r polled) (bool, error) {
-	res, now := r.res, p.opts.Now
+	res := r.res
 	p.sum.FeedsPolled++
 	p.sum.Requests += res.Requests
 	p.sum.Bytes += res.Bytes
-	var entries []store.Entry
+	var entries []domain.Entry
 	if res.Feed != nil {
-		entries = toStoreEntries(res.Feed.Entries)
+		entries = uniqueEntries(res.Feed.Entries)
 	}
-	firstPoll := r.feed.Polls == 0
-	stats, err := p.st.SavePoll(ctx, r.feed.ID, entries, now, func(st store.SaveStats) store.Feed {
-		return p.nextRecord(r.feed, res, st, firstPoll)
-	})
+	stats, err := p.record(ctx, r.feed, res, entries)
 	if err != nil {
 		return false, err
 	}
@@ -171,25 +180,43 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	return true, nil
 }
 
-func toStoreEntries(in []fetch.Entry) []store.Entry {
-	out := make([]store.Entry, 0, len(in))
+// uniqueEntries drops the repeats of a feed listing one entry twice.
+func uniqueEntries(in []domain.Entry) []domain.Entry {
+	out := make([]domain.Entry, 0, len(in))
 	seen := make(map[string]bool, len(in))
 	for _, e := range in {
-		if seen[e.Key] {
-			continue // a feed listing one entry twice
+		if !seen[e.Key] {
+			seen[e.Key] = true
+			out = append(out, e)
 		}
-		seen[e.Key] = true
-		out = append(out, store.Entry{Key: e.Key, Title: e.Title, Link: e.Link, Content: e.Content,
-			Summary: e.Summary, Author: e.Author, Published: e.Published})
 	}
 	return out
 }
 
+// record saves a poll in one transaction: its entries, then the feed
+// record made of what the save found (overflow detection needs it),
+// written last so that a crash before the commit leaves the feed due
+// again, never marked done without its entries.
+func (p *pass) record(ctx context.Context, f domain.Feed, res fetch.Result, entries []domain.Entry) (store.SaveStats, error) {
+	tx, err := p.st.BeginPoll(ctx, f.ID)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	defer tx.Rollback()
+	stats, err := tx.SaveEntries(ctx, entries, p.opts.Now)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	if err := tx.UpdateFeed(ctx, p.nextRecord(f, res, stats, f.Polls == 0)); err != nil {
+		return store.SaveStats{}, err
+	}
+	return stats, tx.Commit()
+}
+
 // nextRecord is the feed record after a poll: what was learned, the
 // validators, and the schedule's verdict on the next poll.
-func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) store.Feed {
+func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats, firstPoll bool) domain.Feed {
 	now := p.opts.Now
-	prev := scheduleState(f)
 	f.LastStatus = res.Status
 	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, res.IgnoresConditional
 	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
@@ -224,12 +251,11 @@ func (p *pass) nextRecord(f store.Feed, res fetch.Result, saved store.SaveStats,
 			f.BodyHash = res.BodyHash
 		}
 	}
-	next := p.opts.Policy.Next(prev, outcome, now, schedule.RandomSalt(p.opts.Rand))
-	applyState(&f, next)
+	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, schedule.RandomSalt(p.opts.Rand))
 	return f
 }
 
-func (p *pass) notePermanentRedirect(f *store.Feed, res fetch.Result) {
+func (p *pass) notePermanentRedirect(f *domain.Feed, res fetch.Result) {
 	if res.DiscoveredURL != "" && res.DiscoveredURL != f.PollURL() {
 		// The subscribed URL was a web page naming its feed: poll the feed
 		// itself from now on, one request instead of two.
@@ -270,15 +296,4 @@ func classOf(res fetch.Result) schedule.Class {
 		return schedule.ServerError
 	}
 	return schedule.Broken
-}
-
-func scheduleState(f store.Feed) schedule.State {
-	return schedule.State{LastPoll: f.LastPoll, NextPoll: f.NextPoll, Reason: f.Reason, ErrorCount: f.ErrorCount,
-		FirstError: f.FirstError, RetryPending: f.RetryPending, GoneAt: f.GoneAt, DeadAt: f.DeadAt,
-		OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll}
-}
-
-func applyState(f *store.Feed, s schedule.State) {
-	f.LastPoll, f.NextPoll, f.Reason, f.ErrorCount, f.FirstError = s.LastPoll, s.NextPoll, s.Reason, s.ErrorCount, s.FirstError
-	f.RetryPending, f.GoneAt, f.DeadAt, f.OverflowGap, f.NextExtraPoll = s.RetryPending, s.GoneAt, s.DeadAt, s.OverflowGap, s.NextExtraPoll
 }

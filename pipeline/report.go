@@ -27,11 +27,11 @@ func progressBar(w io.Writer) func(Event) {
 	var bar *progressbar.ProgressBar
 	return func(e Event) {
 		switch {
-		case e.Kind == "due" && e.Total > 0:
+		case e.Kind == EventDue && e.Total > 0:
 			bar = progressbar.NewOptions(e.Total, progressbar.OptionSetWriter(w),
 				progressbar.OptionSetDescription("polling"), progressbar.OptionShowCount(),
 				progressbar.OptionClearOnFinish())
-		case e.Kind == "polled" && bar != nil:
+		case e.Kind == EventPolled && bar != nil:
 			bar.Describe(fmt.Sprintf("polling (%d failed)", e.Failed))
 			bar.Set(e.Done)
 			if e.Done == e.Total {
@@ -47,17 +47,17 @@ func progressBar(w io.Writer) func(Event) {
 func plainProgress(w io.Writer) func(Event) {
 	return func(e Event) {
 		switch e.Kind {
-		case "due":
+		case EventDue:
 			if e.Total > 0 {
 				fmt.Fprintf(w, "polling %s\n", english.Count(e.Total, "feed"))
 			}
-		case "polled":
+		case EventPolled:
 			if e.Done == e.Total || e.Done%progressEvery == 0 {
 				fmt.Fprintf(w, "polled %d/%s (%d failed)\n", e.Done, english.Count(e.Total, "feed"), e.Failed)
 			}
-		case "digest":
+		case EventDigest:
 			fmt.Fprintf(w, "digest built: %s\n", e.Detail)
-		case "sent":
+		case EventSent:
 			fmt.Fprintf(w, "digest sent: %s\n", e.Detail)
 		}
 	}

@@ -1,8 +1,8 @@
 // Package pipeline wires one scheduled pass together, in one direction:
 // config -> due users -> feeds to poll -> fetch -> store -> digests ->
 // pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
-// SQL from store, HTML and MIME from render, files through site, SMTP
-// through mail.
+// the state through the store contract (opened in state.go), HTML and
+// MIME from render, files through site, SMTP through mail.
 package pipeline
 
 import (
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/mail"
 	"feeddigest/schedule"
@@ -33,7 +34,7 @@ type Options struct {
 
 // Event reports progress of a pass.
 type Event struct {
-	Kind   string // "due", "polled", "digest", "sent"
+	Kind   EventKind
 	Total  int
 	Done   int
 	Failed int
@@ -61,6 +62,16 @@ type Summary struct {
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`
 }
+
+// EventKind says what an Event reports.
+type EventKind string
+
+const (
+	EventDue    EventKind = "due"    // the feeds to poll are chosen: Total
+	EventPolled EventKind = "polled" // a poll is saved: Done of Total, Failed so far, Detail the feed
+	EventDigest EventKind = "digest" // a digest is built: Detail the user and date
+	EventSent   EventKind = "sent"   // a digest is mailed: Detail the user and date
+)
 
 func (o *Options) defaults() {
 	if o.Now.IsZero() {
@@ -108,7 +119,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		opts.Policy.HintCap = cfg.Fetch.HintCap
 	}
 	sum := Summary{Now: opts.Now}
-	st, err := store.Open(ctx, cfg.State)
+	st, err := openState(ctx, cfg)
 	if err != nil {
 		return sum, err
 	}
@@ -130,9 +141,12 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 type pass struct {
 	cfg  *config.Config
 	opts Options
-	st   *store.Store
+	st   store.Store
 	sum  *Summary
 	due  []schedule.Due
+	// daily are the weekly users between digests, whose feeds are still
+	// polled once a day.
+	daily []schedule.DailyPoll
 	// emails holds the digest emails composed for the outbox, by
 	// digestKey, so the send step mails the very message the outbox has
 	// and composes only those written in an earlier run.
@@ -144,7 +158,15 @@ func (p *pass) sync(ctx context.Context) error {
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
-		users = append(users, schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour, Feeds: subs[u.Name]})
+		su := scheduleUser(u)
+		if su.Weekly {
+			digests, err := p.st.Digests(ctx, u.Name)
+			if err != nil {
+				return err
+			}
+			su.NewestDigest = newestDate(digests)
+		}
+		users = append(users, su)
 	}
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
@@ -159,7 +181,23 @@ func (p *pass) sync(ctx context.Context) error {
 	for _, d := range p.due {
 		p.opts.Log.Info("digest due", "user", d.Name, "date", d.Date)
 	}
+	p.daily = schedule.DailyPolls(users, p.due, p.opts.Now)
 	return lookupErr
+}
+
+// newestDate is the date of the newest of a user's digests, "" for none.
+func newestDate(digests []domain.Digest) string {
+	newest := ""
+	for _, d := range digests {
+		newest = max(newest, d.Date)
+	}
+	return newest
+}
+
+// scheduleUser is what the schedule needs to know of a user.
+func scheduleUser(u config.User) schedule.User {
+	return schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour,
+		Weekly: u.Every == config.Weekly, DigestDay: u.DigestDay, Feeds: u.FeedURLs()}
 }
 
 func (p *pass) prune(ctx context.Context) error {

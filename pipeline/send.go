@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/mail"
-	"feeddigest/store"
 )
 
 // send mails the digests that want sending and are due a try (see
@@ -40,8 +40,8 @@ func (p *pass) send(ctx context.Context) error {
 
 // mailable keeps the digests of users who are still in the config, with
 // an address.
-func (p *pass) mailable(digests []store.Digest) []store.Digest {
-	var out []store.Digest
+func (p *pass) mailable(digests []domain.Digest) []domain.Digest {
+	var out []domain.Digest
 	for _, d := range digests {
 		if u, ok := p.cfg.User(d.User); ok && u.Email != "" {
 			out = append(out, d)
@@ -54,7 +54,7 @@ func (p *pass) mailable(digests []store.Digest) []store.Digest {
 // outcome. When the server cannot be reached or refuses the login, the
 // rest are not tried in this pass (they would fail alike, and each try
 // is a login): they share the failure and its back-off.
-func (p *pass) deliver(ctx context.Context, digests []store.Digest) error {
+func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	if len(digests) == 0 {
 		return nil
 	}
@@ -80,8 +80,8 @@ func (p *pass) deliver(ctx context.Context, digests []store.Digest) error {
 		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
 		if sendErr == nil {
 			p.sum.EmailsSent++
-			p.opts.Progress(Event{Kind: "sent", Detail: d.User + " " + d.Date})
-			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now, nil); err != nil {
+			p.opts.Progress(Event{Kind: EventSent, Detail: d.User + " " + d.Date})
+			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now); err != nil {
 				return err
 			}
 			continue
@@ -90,7 +90,7 @@ func (p *pass) deliver(ctx context.Context, digests []store.Digest) error {
 		sorted := errors.As(sendErr, &failure)
 		permanent := sorted && !failure.Temporary
 		beforeMessages := sorted && failure.BeforeMessages
-		failed := []store.Digest{d}
+		failed := []domain.Digest{d}
 		if beforeMessages {
 			failed = digests[i:]
 		}
@@ -111,7 +111,7 @@ func (p *pass) deliver(ctx context.Context, digests []store.Digest) error {
 // emailOf is the email of d: the one composed for the outbox in this
 // pass, or, for a digest written in an earlier run, composed now (the
 // same bytes: a digest's email is reproducible).
-func (p *pass) emailOf(ctx context.Context, d store.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
+func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
 	if msg, ok := p.emails[digestKey(d.User, d.Date)]; ok {
 		return msg, nil
 	}

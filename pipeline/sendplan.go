@@ -3,7 +3,7 @@ package pipeline
 import (
 	"time"
 
-	"feeddigest/store"
+	"feeddigest/domain"
 )
 
 // How failed sends back off. A passing failure (the server could not be
@@ -26,13 +26,13 @@ const (
 
 // giveUp is a digest whose sending stops for good, and why.
 type giveUp struct {
-	digest store.Digest
+	digest domain.Digest
 	why    string
 }
 
 // sendPlan is what a pass does with the unsent digests.
 type sendPlan struct {
-	send   []store.Digest // to try now, oldest first
+	send   []domain.Digest // to try now, oldest first
 	giveUp []giveUp
 }
 
@@ -46,8 +46,8 @@ type userPlan struct {
 // planSends decides, for unsent digests (oldest first), which to try now
 // and which to give up: a pure function of the digests' send records and
 // now.
-func planSends(unsent []store.Digest, now time.Time) sendPlan {
-	byUser := map[string][]store.Digest{}
+func planSends(unsent []domain.Digest, now time.Time) sendPlan {
+	byUser := map[string][]domain.Digest{}
 	var users []string
 	for _, d := range unsent {
 		if _, ok := byUser[d.User]; !ok {
@@ -73,9 +73,9 @@ func planSends(unsent []store.Digest, now time.Time) sendPlan {
 }
 
 // planUser plans one user's unsent digests, oldest first.
-func planUser(unsent []store.Digest, now time.Time) userPlan {
+func planUser(unsent []domain.Digest, now time.Time) userPlan {
 	var plan userPlan
-	var live []store.Digest
+	var live []domain.Digest
 	for _, d := range unsent {
 		if d.SendAttempts > 0 && now.Sub(d.BuiltAt) > SendGiveUpAge {
 			plan.giveUp = append(plan.giveUp, giveUp{d, "not sent within 3 days of being built"})
@@ -93,7 +93,7 @@ func planUser(unsent []store.Digest, now time.Time) userPlan {
 			return plan
 		}
 		newest := live[len(live)-1]
-		plan.send = []store.Digest{newest}
+		plan.send = []domain.Digest{newest}
 		for _, d := range live[:len(live)-1] {
 			plan.giveUp = append(plan.giveUp, giveUp{d, "superseded by the digest of " + newest.Date + ", after the mail server refused for good"})
 		}
@@ -112,8 +112,8 @@ func planUser(unsent []store.Digest, now time.Time) userPlan {
 }
 
 // lastFailure is the digest whose send failed last.
-func lastFailure(digests []store.Digest) (store.Digest, bool) {
-	var last store.Digest
+func lastFailure(digests []domain.Digest) (domain.Digest, bool) {
+	var last domain.Digest
 	found := false
 	for _, d := range digests {
 		if d.SendAttempts > 0 && (!found || d.SendFailedAt.After(last.SendFailedAt)) {
@@ -126,7 +126,7 @@ func lastFailure(digests []store.Digest) (store.Digest, bool) {
 // retryAt is when a digest may be tried (again) after passing failures:
 // at once when it never was, else an hour after the first failure,
 // doubling with each one, at most a day.
-func retryAt(d store.Digest) time.Time {
+func retryAt(d domain.Digest) time.Time {
 	if d.SendAttempts == 0 {
 		return d.BuiltAt
 	}

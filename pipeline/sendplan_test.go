@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"feeddigest/store"
+	"feeddigest/domain"
 )
 
 func TestPlanSends(t *testing.T) {
 	now := at("2026-11-24T00:05:00Z")
-	digest := func(user, date string, attempts int, failedAgo time.Duration, permanent bool) store.Digest {
+	digest := func(user, date string, attempts int, failedAgo time.Duration, permanent bool) domain.Digest {
 		built, _ := time.Parse(time.DateOnly, date)
-		d := store.Digest{User: user, Date: date, BuiltAt: built.Add(5 * time.Minute), SendAttempts: attempts, SendPermanent: permanent}
+		d := domain.Digest{User: user, Date: date, BuiltAt: built.Add(5 * time.Minute), SendAttempts: attempts, SendPermanent: permanent}
 		if attempts > 0 {
 			d.SendFailedAt, d.SendError = now.Add(-failedAgo), "mail: smtp: failed"
 		}
@@ -20,29 +20,29 @@ func TestPlanSends(t *testing.T) {
 	}
 	tests := []struct {
 		name         string
-		unsent       []store.Digest
+		unsent       []domain.Digest
 		send, giveUp []string // user/date
 	}{
-		{"never tried", []store.Digest{digest("ada", "2026-11-24", 0, 0, false)}, []string{"ada/2026-11-24"}, nil},
-		{"an hour after a passing failure", []store.Digest{digest("ada", "2026-11-23", 1, 55*time.Minute, false)},
+		{"never tried", []domain.Digest{digest("ada", "2026-11-24", 0, 0, false)}, []string{"ada/2026-11-24"}, nil},
+		{"an hour after a passing failure", []domain.Digest{digest("ada", "2026-11-23", 1, 55*time.Minute, false)},
 			[]string{"ada/2026-11-23"}, nil},
-		{"too soon after a passing failure", []store.Digest{digest("ada", "2026-11-23", 1, 40*time.Minute, false)}, nil, nil},
-		{"third failure waits four hours", []store.Digest{digest("ada", "2026-11-23", 3, 3*time.Hour, false)}, nil, nil},
-		{"third failure, four hours on", []store.Digest{digest("ada", "2026-11-23", 3, 4*time.Hour, false)},
+		{"too soon after a passing failure", []domain.Digest{digest("ada", "2026-11-23", 1, 40*time.Minute, false)}, nil, nil},
+		{"third failure waits four hours", []domain.Digest{digest("ada", "2026-11-23", 3, 3*time.Hour, false)}, nil, nil},
+		{"third failure, four hours on", []domain.Digest{digest("ada", "2026-11-23", 3, 4*time.Hour, false)},
 			[]string{"ada/2026-11-23"}, nil},
-		{"the wait stops growing at a day", []store.Digest{digest("ada", "2026-11-23", 12, 24*time.Hour, false)},
+		{"the wait stops growing at a day", []domain.Digest{digest("ada", "2026-11-23", 12, 24*time.Hour, false)},
 			[]string{"ada/2026-11-23"}, nil},
-		{"passing failures: every digest", []store.Digest{digest("ada", "2026-11-22", 2, 3*time.Hour, false),
+		{"passing failures: every digest", []domain.Digest{digest("ada", "2026-11-22", 2, 3*time.Hour, false),
 			digest("ada", "2026-11-23", 2, 3*time.Hour, false), digest("ada", "2026-11-24", 0, 0, false)},
 			[]string{"ada/2026-11-22", "ada/2026-11-23", "ada/2026-11-24"}, nil},
-		{"permanent: nothing within a day", []store.Digest{digest("ada", "2026-11-23", 1, 20*time.Hour, true),
+		{"permanent: nothing within a day", []domain.Digest{digest("ada", "2026-11-23", 1, 20*time.Hour, true),
 			digest("ada", "2026-11-24", 0, 0, false)}, nil, nil},
-		{"permanent: the newest a day later, the rest given up", []store.Digest{digest("ada", "2026-11-22", 1, 30*time.Hour, true),
+		{"permanent: the newest a day later, the rest given up", []domain.Digest{digest("ada", "2026-11-22", 1, 30*time.Hour, true),
 			digest("ada", "2026-11-23", 1, 24*time.Hour, true), digest("ada", "2026-11-24", 0, 0, false)},
 			[]string{"ada/2026-11-24"}, []string{"ada/2026-11-22", "ada/2026-11-23"}},
-		{"given up after three days", []store.Digest{digest("ada", "2026-11-20", 5, 24*time.Hour, false),
+		{"given up after three days", []domain.Digest{digest("ada", "2026-11-20", 5, 24*time.Hour, false),
 			digest("ada", "2026-11-21", 4, 24*time.Hour, false)}, []string{"ada/2026-11-21"}, []string{"ada/2026-11-20"}},
-		{"users apart", []store.Digest{digest("ada", "2026-11-23", 1, 2*time.Hour, true), digest("bob", "2026-11-23", 1, 2*time.Hour, false),
+		{"users apart", []domain.Digest{digest("ada", "2026-11-23", 1, 2*time.Hour, true), digest("bob", "2026-11-23", 1, 2*time.Hour, false),
 			digest("ada", "2026-11-24", 0, 0, false), digest("bob", "2026-11-24", 0, 0, false)},
 			[]string{"bob/2026-11-23", "bob/2026-11-24"}, nil},
 	}

@@ -3,13 +3,18 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 	"feeddigest/render"
 	"feeddigest/site"
@@ -25,13 +30,17 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	if err != nil {
 		return err
 	}
+	users, err := userRows(ctx, p.cfg, p.st, asOf)
+	if err != nil {
+		return err
+	}
 	var mail []render.MailStatus
 	if p.cfg.Email.SMTP != nil {
 		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
 			return err
 		}
 	}
-	page, err := render.StatusPage(rows, asOf, mail...)
+	page, err := render.StatusPage(rows, users, asOf, mail...)
 	if err != nil {
 		return fmt.Errorf("render status page: %w", err)
 	}
@@ -42,7 +51,7 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 // of then, not as of the pass, so a pass that polls nothing writes the
 // same page again and leaves the site as it was (the scheduled workflow
 // deploys the site only when it changed).
-func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
+func lastPoll(ctx context.Context, st store.Reader) (time.Time, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return time.Time{}, err
@@ -59,7 +68,7 @@ func lastPoll(ctx context.Context, st *store.Store) (time.Time, error) {
 // Status reads the feeds' health from the state file, without taking the
 // run lock.
 func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
-	st, err := store.OpenReader(ctx, cfg.State)
+	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +77,77 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 	return rows, st.Damaged(err)
 }
 
-func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.FeedStatus, error) {
+// Users says, for each user of the config, their rhythm and when their
+// next digest comes as of now, from the state file read without the run
+// lock. Before the first run there is no state file: every user's first
+// digest is due.
+func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.UserStatus, error) {
+	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
+		return userRows(ctx, cfg, nil, now)
+	}
+	st, err := OpenReader(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return userRows(ctx, cfg, st, now)
+}
+
+// userRows sees each user as of now or as of their newest digest, if that
+// was built later (by a run with a later -now, or after the last poll
+// that status.html is as of): a digest just built is never "due".
+func userRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.UserStatus, error) {
+	rows := make([]render.UserStatus, 0, len(cfg.Users))
+	for _, u := range cfg.Users {
+		var digests []domain.Digest
+		if st != nil {
+			var err error
+			if digests, err = st.Digests(ctx, u.Name); err != nil {
+				return nil, err
+			}
+		}
+		at := now
+		for _, d := range digests {
+			if d.BuiltAt.After(at) {
+				at = d.BuiltAt
+			}
+		}
+		su := scheduleUser(u)
+		su.NewestDigest = newestDate(digests)
+		_, due := su.Due(at, func(_, date string) bool {
+			return slices.ContainsFunc(digests, func(d domain.Digest) bool { return d.Date == date })
+		})
+		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: due}
+		if !due {
+			row.NextDigest = su.NextDigest(at)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// rhythm says how often a user gets a digest, e.g. "daily at 00:00
+// Europe/London", "weekly on Monday at 06:00 Europe/London".
+func rhythm(u config.User) string {
+	at := fmt.Sprintf("at %02d:00 %s", u.DigestHour, u.Timezone)
+	if u.Every == config.Weekly {
+		return fmt.Sprintf("weekly on %s %s", u.DigestDay, at)
+	}
+	return "daily " + at
+}
+
+// WriteUsersTable prints each user's rhythm and next digest (in the
+// user's time) as an aligned text table.
+func WriteUsersTable(w io.Writer, users []render.UserStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "USER\tRHYTHM\tNEXT DIGEST")
+	for _, u := range users {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", u.Name, u.Rhythm, render.NextDigestLabel(u))
+	}
+	return tw.Flush()
+}
+
+func statusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return nil, err
@@ -91,32 +170,14 @@ func statusRows(ctx context.Context, st *store.Store, now time.Time) ([]render.F
 		rows = append(rows, render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
 			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), State: feedHealth(f), Subscribers: subs[f.URL], Entries: counts[f.URL],
+			Reason: reason(f, now), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
 	return rows, nil
 }
 
-func feedHealth(f store.Feed) string {
-	switch {
-	case !f.GoneAt.IsZero():
-		return "gone"
-	case !f.DeadAt.IsZero():
-		return "dead"
-	case f.ErrorCount > 0:
-		return "failing"
-	case f.PendingURL != "":
-		return "moved to another site?"
-	case f.EffectiveURL != "":
-		return "moved"
-	case f.LastPoll.IsZero():
-		return "new"
-	}
-	return "ok"
-}
-
 // reason says why the next poll waits, or what the user should know.
-func reason(f store.Feed, now time.Time) string {
+func reason(f domain.Feed, now time.Time) string {
 	r := f.Reason
 	if f.PendingURL != "" {
 		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
@@ -184,7 +245,7 @@ func WriteStatusMarkdown(w io.Writer, rows []render.FeedStatus, now time.Time) e
 		for _, r := range rows {
 			c := statusCells(r, now)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n",
-				mdEscape(c.feed), mdEscape(r.State), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
+				mdEscape(c.feed), mdEscape(string(r.State)), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
 		}
 		b.WriteString("\nTimes are in UTC.\n")
 	}
@@ -218,7 +279,7 @@ func statusCells(r render.FeedStatus, now time.Time) cells {
 // deadline at its subscribers' next digest.
 func nextPoll(r render.FeedStatus, now time.Time) string {
 	switch {
-	case r.State == "gone" || r.State == "dead":
+	case r.State.Stopped():
 		return "never"
 	case r.NextPoll.IsZero():
 		return "at next digest"

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -20,7 +21,11 @@ func loadDigest(t testing.TB, name string) Digest {
 		Digest
 		Zone string // the user's time zone, by name
 	}
-	if err := json.Unmarshal(b, &d); err != nil {
+	// Strict: a misspelt key (the notices' are snake_case) would
+	// otherwise drop its value without a word.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
 		t.Fatalf("%s.json: %v", name, err)
 	}
 	if d.Location, err = time.LoadLocation(d.Zone); err != nil {

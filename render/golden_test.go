@@ -118,7 +118,7 @@ func TestGoldenIndexWithoutDigest(t *testing.T) {
 }
 
 func TestGoldenStatus(t *testing.T) {
-	got, err := StatusPage(sampleStatus(), utc("2020-11-22T00:10:00Z"))
+	got, err := StatusPage(sampleStatus(), nil, utc("2020-11-22T00:10:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

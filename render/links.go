@@ -4,9 +4,10 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
 )
 
 // maxLinkHosts is how many hosts "Links mentioned" lists.
@@ -18,19 +19,6 @@ type HostCount struct {
 	Host  string // lower case, without a leading "www."
 	URL   string // the site's root, for the link
 	Count int    // distinct links to Host, counted once per entry
-}
-
-// LinksMentioned is the link graph of a digest: the outside hosts its
-// entries link to most, most linked first. A host is outside when it is
-// neither the entry's own host nor its feed's (URL or home page): those
-// links are the author's own navigation, not mentions.
-func LinksMentioned(d Digest) []HostCount {
-	var src []linkSource
-	for _, g := range d.Groups {
-		_, s := newGroupView(g, time.UTC)
-		src = append(src, s...)
-	}
-	return linkGraph(src)
 }
 
 // linkSource is one entry's sanitised content and the URLs whose hosts
@@ -119,7 +107,7 @@ func siteRoot(s string) string {
 }
 
 // contentOf is what an entry shows in full: its content, else its summary.
-func contentOf(e Entry) string {
+func contentOf(e domain.Entry) string {
 	if strings.TrimSpace(e.Content) != "" {
 		return e.Content
 	}

@@ -3,13 +3,16 @@ package render
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"feeddigest/domain"
 )
 
 func TestLinksMentioned(t *testing.T) {
 	d := Digest{Groups: []FeedGroup{
 		{
 			FeedURL: "https://www.blog.example/feed", SiteURL: "https://blog.example/",
-			Entries: []Entry{
+			Entries: []domain.Entry{
 				{Link: "/a", Content: `<a href="https://blog.example/about">own site</a>` +
 					`<a href="https://news.example/1">n1</a><a href="https://news.example/1">n1 again</a>` +
 					`<a href="https://news.example/2">n2</a><a href="mailto:x@mail.example">mail</a>` +
@@ -20,16 +23,16 @@ func TestLinksMentioned(t *testing.T) {
 		},
 		{
 			FeedURL: "https://feeds.example/rss",
-			Entries: []Entry{{Summary: `<a href="https://feeds.example/other">feed host</a><a href="https://tools.example/">t</a>`}},
+			Entries: []domain.Entry{{Summary: `<a href="https://feeds.example/other">feed host</a><a href="https://tools.example/">t</a>`}},
 		},
 	}}
-	got := LinksMentioned(d)
+	got := linksMentioned(d)
 	want := []HostCount{
 		{Host: "news.example", URL: "https://news.example/", Count: 3},
 		{Host: "tools.example", URL: "http://tools.example:8080/", Count: 2},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("LinksMentioned = %v, want %v", got, want)
+		t.Errorf("linksMentioned = %v, want %v", got, want)
 	}
 }
 
@@ -40,11 +43,24 @@ func TestLinksMentionedTopTen(t *testing.T) {
 			content += fmt.Sprintf(`<a href="https://h%02d.example/%d">x</a>`, i, j)
 		}
 	}
-	got := LinksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []Entry{{Content: content}}}}})
+	got := linksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []domain.Entry{{Content: content}}}}})
 	if len(got) != maxLinkHosts {
 		t.Fatalf("%d hosts, want %d", len(got), maxLinkHosts)
 	}
 	if got[0].Host != "h14.example" || got[0].Count != 15 || got[9].Host != "h05.example" {
 		t.Errorf("wrong order: %v", got)
 	}
+}
+
+// linksMentioned is the link graph of a digest: the outside hosts its
+// entries link to most, most linked first. A host is outside when it is
+// neither the entry's own host nor its feed's (URL or home page): those
+// links are the author's own navigation, not mentions.
+func linksMentioned(d Digest) []HostCount {
+	var src []linkSource
+	for _, g := range d.Groups {
+		_, s := newGroupView(g, time.UTC)
+		src = append(src, s...)
+	}
+	return linkGraph(src)
 }

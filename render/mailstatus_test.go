@@ -32,7 +32,7 @@ func TestMailStatusText(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}
-	page, err := StatusPage(nil, now, MailStatus{User: "ada", Unsent: []string{"2026-11-22"}, LastError: "<b>535</b>", Permanent: true})
+	page, err := StatusPage(nil, nil, now, MailStatus{User: "ada", Unsent: []string{"2026-11-22"}, LastError: "<b>535</b>", Permanent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

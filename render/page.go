@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/english"
 )
 
@@ -64,6 +65,7 @@ type statusView struct {
 	Summary   string
 	Generated timeView
 	Users     []string
+	Digests   []digestRow
 	Rows      []statusRow
 	Mail      []mailLine
 }
@@ -71,26 +73,37 @@ type statusView struct {
 // mailLine is one user's line about mail that did not go out.
 type mailLine struct{ User, Text string }
 
+// digestRow is a user's rhythm and next digest, in their own time.
+type digestRow struct {
+	Name, Rhythm string
+	Next         timeView
+}
+
 type statusRow struct {
 	URL, EffectiveURL, Title string
 	Subscribers              []string
 	LastPoll, NextPoll       timeView
 	LastStatus, LastError    string
-	Reason, State            string
+	Reason                   string
+	State                    domain.FeedState
 	ErrorCount, Entries      int
 }
 
 // StatusPage renders SITE/status.html: the health of every feed as of
 // the time asOf, the same facts as the status command, times in UTC, and
-// a line per user whose mail did not go out. A next poll that is not
-// after asOf reads "due".
-func StatusPage(feeds []FeedStatus, asOf time.Time, mail ...MailStatus) ([]byte, error) {
+// a line per user whose mail did not go out, and each user's rhythm and
+// next digest in the user's own time. A next poll that is not after asOf
+// reads "due".
+func StatusPage(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail ...MailStatus) ([]byte, error) {
 	v := statusView{
 		Summary:   StatusSummary(feeds),
 		Generated: showTime(asOf, time.UTC, statusLayout),
 	}
 	for _, m := range mail {
 		v.Mail = append(v.Mail, mailLine{User: m.User, Text: m.Text(asOf)})
+	}
+	for _, u := range digests {
+		v.Digests = append(v.Digests, digestRow{Name: u.Name, Rhythm: u.Rhythm, Next: nextDigest(u)})
 	}
 	users := map[string]bool{}
 	for _, f := range feeds {
@@ -104,6 +117,22 @@ func StatusPage(feeds []FeedStatus, asOf time.Time, mail ...MailStatus) ([]byte,
 	}
 	sort.Strings(v.Users)
 	return execPage("status.html", v)
+}
+
+// NextDigestLabel says when a user's next digest comes: "due" when the
+// current one is not built yet, else the local time with its zone, e.g.
+// "Mon 30 Nov 2026, 06:00 GMT".
+func NextDigestLabel(u UserStatus) string { return nextDigest(u).Label }
+
+func nextDigest(u UserStatus) timeView {
+	if u.Due || u.NextDigest.IsZero() {
+		return timeView{Label: "due"}
+	}
+	loc := u.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return showTime(u.NextDigest, loc, nextDigestLayout)
 }
 
 func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
@@ -120,7 +149,7 @@ func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 		r.LastPoll.Label = "never"
 	}
 	switch {
-	case f.State == "gone" || f.State == "dead":
+	case f.State.Stopped():
 		r.NextPoll = timeView{Label: "never"}
 	case r.NextPoll.Label == "":
 		r.NextPoll.Label = "when a subscriber is due"
@@ -143,7 +172,7 @@ func StatusSummary(feeds []FeedStatus) string {
 	counts := map[string]int{}
 	var states []string
 	for _, f := range feeds {
-		s := f.State
+		s := string(f.State)
 		if s == "" {
 			s = "unknown"
 		}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
 )
 
 func digestDoc(t *testing.T, d Digest) (*goquery.Document, []byte) {
@@ -158,7 +160,7 @@ func TestDigestPageSize(t *testing.T) {
 	for f := 0; f < 5; f++ {
 		g := FeedGroup{FeedURL: fmt.Sprintf("https://feed%d.example.org/feed.xml", f), FeedName: fmt.Sprintf("Feed number %d", f)}
 		for e := 0; e < 10; e++ {
-			g.Entries = append(g.Entries, Entry{
+			g.Entries = append(g.Entries, domain.Entry{
 				Title:     fmt.Sprintf("A reasonably typical entry title, number %d", e),
 				Link:      fmt.Sprintf("/2020/11/entry-%d.html", e),
 				Published: utc("2020-11-21T10:00:00Z"),
@@ -204,7 +206,7 @@ func TestIndexPage(t *testing.T) {
 }
 
 func TestStatusPage(t *testing.T) {
-	page, err := StatusPage(sampleStatus(), utc("2020-11-22T00:10:00Z"))
+	page, err := StatusPage(sampleStatus(), nil, utc("2020-11-22T00:10:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +318,7 @@ func TestStatusSaysGoneFeedsAreNeverPolled(t *testing.T) {
 	page, err := StatusPage([]FeedStatus{
 		{URL: "https://gone.example/feed", State: "gone", LastStatus: 410, LastError: "HTTP 410 Gone"},
 		{URL: "https://new.example/feed", State: "new"},
-	}, time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC))
+	}, nil, time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"feeddigest/domain"
 )
 
 // Limits of the short texts. A display title stands in for a headline, so
@@ -23,7 +25,7 @@ const (
 // DisplayTitle is what an entry is called in a digest (as Artemis does):
 // its title as plain text, else the first words of its text followed by
 // "…", else "Untitled post".
-func DisplayTitle(e Entry) string {
+func DisplayTitle(e domain.Entry) string {
 	if t := plainText(e.Title); t != "" {
 		return cut(t, maxTitleLen, maxTitleLen)
 	}
@@ -41,12 +43,12 @@ func shortName(s string) string {
 
 // Excerpt is a short plain-text taste of the entry's content (or summary),
 // cut at a word boundary.
-func Excerpt(e Entry) string {
+func Excerpt(e domain.Entry) string {
 	return cut(entryText(e), excerptWords, excerptChars)
 }
 
 // entryText is the plain text of the content, else of the summary.
-func entryText(e Entry) string {
+func entryText(e domain.Entry) string {
 	if t := plainText(e.Content); t != "" {
 		return t
 	}

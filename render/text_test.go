@@ -4,27 +4,29 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"feeddigest/domain"
 )
 
 func TestDisplayTitle(t *testing.T) {
 	cases := []struct {
 		name string
-		e    Entry
+		e    domain.Entry
 		want string
 	}{
-		{"title", Entry{Title: "Hello world", Content: "<p>Body</p>"}, "Hello world"},
-		{"html in title", Entry{Title: "Hello <em>big</em>\n  <b>world</b>"}, "Hello big world"},
-		{"entities in title", Entry{Title: "Tom &amp; Jerry"}, "Tom & Jerry"},
-		{"script in title", Entry{Title: "<script>alert(1)</script>Safe"}, "Safe"},
-		{"no title, short text", Entry{Content: "<p>Short note.</p>"}, "Short note."},
+		{"title", domain.Entry{Title: "Hello world", Content: "<p>Body</p>"}, "Hello world"},
+		{"html in title", domain.Entry{Title: "Hello <em>big</em>\n  <b>world</b>"}, "Hello big world"},
+		{"entities in title", domain.Entry{Title: "Tom &amp; Jerry"}, "Tom & Jerry"},
+		{"script in title", domain.Entry{Title: "<script>alert(1)</script>Safe"}, "Safe"},
+		{"no title, short text", domain.Entry{Content: "<p>Short note.</p>"}, "Short note."},
 		{
 			"no title, first words",
-			Entry{Content: "<p>One two three four five six seven eight nine ten eleven twelve.</p>"},
+			domain.Entry{Content: "<p>One two three four five six seven eight nine ten eleven twelve.</p>"},
 			"One two three four five six seven eight nine ten…",
 		},
-		{"blank title uses summary", Entry{Title: "  <br> ", Summary: "From the summary"}, "From the summary"},
-		{"blocks do not glue words", Entry{Content: "<p>one</p><p>two</p>"}, "one two"},
-		{"nothing at all", Entry{}, "Untitled post"},
+		{"blank title uses summary", domain.Entry{Title: "  <br> ", Summary: "From the summary"}, "From the summary"},
+		{"blocks do not glue words", domain.Entry{Content: "<p>one</p><p>two</p>"}, "one two"},
+		{"nothing at all", domain.Entry{}, "Untitled post"},
 	}
 	for _, c := range cases {
 		if got := DisplayTitle(c.e); got != c.want {
@@ -34,7 +36,7 @@ func TestDisplayTitle(t *testing.T) {
 }
 
 func TestDisplayTitleCapsHugeTitles(t *testing.T) {
-	got := DisplayTitle(Entry{Title: strings.Repeat("word ", 100)})
+	got := DisplayTitle(domain.Entry{Title: strings.Repeat("word ", 100)})
 	if utf8.RuneCountInString(got) > maxTitleLen+1 || !strings.HasSuffix(got, ellipsis) {
 		t.Errorf("long title not cut: %d runes %q", utf8.RuneCountInString(got), got)
 	}
@@ -42,7 +44,7 @@ func TestDisplayTitleCapsHugeTitles(t *testing.T) {
 
 func TestExcerpt(t *testing.T) {
 	long := "<p>" + strings.Repeat("lorem ipsum ", 60) + "</p>"
-	got := Excerpt(Entry{Content: long})
+	got := Excerpt(domain.Entry{Content: long})
 	if !strings.HasSuffix(got, ellipsis) {
 		t.Errorf("long excerpt without ellipsis: %q", got)
 	}
@@ -55,23 +57,23 @@ func TestExcerpt(t *testing.T) {
 			t.Errorf("excerpt cut inside a word: %q", w)
 		}
 	}
-	if got := Excerpt(Entry{Content: "<p>Short &amp; <b>sweet</b>.</p><script>x()</script>"}); got != "Short & sweet." {
+	if got := Excerpt(domain.Entry{Content: "<p>Short &amp; <b>sweet</b>.</p><script>x()</script>"}); got != "Short & sweet." {
 		t.Errorf("short excerpt = %q", got)
 	}
-	if got := Excerpt(Entry{Summary: "Only a summary."}); got != "Only a summary." {
+	if got := Excerpt(domain.Entry{Summary: "Only a summary."}); got != "Only a summary." {
 		t.Errorf("summary excerpt = %q", got)
 	}
-	if got := Excerpt(Entry{}); got != "" {
+	if got := Excerpt(domain.Entry{}); got != "" {
 		t.Errorf("empty entry excerpt = %q", got)
 	}
 }
 
 func TestExcerptCutsLongWordsByCharacters(t *testing.T) {
-	got := Excerpt(Entry{Content: strings.Repeat("é", 400) + " tail"})
+	got := Excerpt(domain.Entry{Content: strings.Repeat("é", 400) + " tail"})
 	if n := utf8.RuneCountInString(got); n != excerptChars+1 || !utf8.ValidString(got) {
 		t.Errorf("excerpt of one huge word: %d runes, valid=%v", n, utf8.ValidString(got))
 	}
-	short := Excerpt(Entry{Content: strings.Repeat("abcdefghi ", 30)})
+	short := Excerpt(domain.Entry{Content: strings.Repeat("abcdefghi ", 30)})
 	if utf8.RuneCountInString(short) > excerptChars+1 {
 		t.Errorf("excerpt over %d chars: %d", excerptChars, utf8.RuneCountInString(short))
 	}

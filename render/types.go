@@ -4,25 +4,18 @@
 // polling, SQL or SMTP; the caller hands it plain values.
 package render
 
-import "time"
+import (
+	"time"
 
-// Entry is one feed entry as stored, before any sanitising.
-type Entry struct {
-	Title     string // may be empty: a display title is derived
-	Link      string // the entry's own URL (may be relative to FeedURL)
-	Content   string // raw HTML from the feed (full content), unsanitised
-	Summary   string // raw HTML/text summary, unsanitised; used when Content is empty
-	Author    string
-	Published time.Time // zero when the feed gave no usable date
-	FirstSeen time.Time
-}
+	"feeddigest/domain"
+)
 
 // FeedGroup is one feed's entries in a digest, newest first.
 type FeedGroup struct {
 	FeedURL  string // the subscribed URL
 	FeedName string // the feed's title, or its host when it has none
 	SiteURL  string // the feed's home page, may be empty
-	Entries  []Entry
+	Entries  []domain.Entry
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
@@ -30,11 +23,8 @@ type FeedGroup struct {
 
 // Notice tells the reader once about a feed that changed for good.
 type Notice struct {
-	FeedURL  string
+	domain.Notice
 	FeedName string
-	Kind     string // "gone" (410), "moved" (301/308, new URL in NewURL), "dead" (90 days of errors), "origin" (moved to another site: user should check)
-	NewURL   string
-	Detail   string
 }
 
 // Digest is one user's digest for one local date.
@@ -56,6 +46,16 @@ type DigestRef struct {
 	BuiltAt time.Time
 }
 
+// UserStatus is one user's row of the status page: when their next
+// digest comes.
+type UserStatus struct {
+	Name       string
+	Rhythm     string         // e.g. "daily at 00:00 Europe/London", "weekly on Monday at 06:00 Europe/London"
+	Location   *time.Location // the user's zone: NextDigest is shown in it
+	Due        bool           // the current digest is not built yet: at the next run
+	NextDigest time.Time      // when the next digest falls due; zero when Due
+}
+
 // FeedStatus is one row of the status page: why a feed is or is not polled.
 type FeedStatus struct {
 	URL          string
@@ -67,7 +67,7 @@ type FeedStatus struct {
 	NextPoll     time.Time // zero: as soon as a subscriber is due
 	ErrorCount   int
 	Reason       string // why the next poll waits: "penalty (404)", "Retry-After", "max-age hint", ...
-	State        string // "ok", "failing", "gone", "dead", "moved"
+	State        domain.FeedState
 	Subscribers  []string
 	Entries      int
 }

@@ -6,16 +6,18 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
 // Time layouts: people read dates in words; machines get RFC 3339 in the
 // datetime attribute.
 const (
-	dayLayout    = "Monday 2 January 2006"
-	entryLayout  = "2 Jan 2006, 15:04"
-	statusLayout = "2006-01-02 15:04 UTC"
-	dateLayout   = "2006-01-02"
+	dayLayout        = "Monday 2 January 2006"
+	entryLayout      = "2 Jan 2006, 15:04"
+	statusLayout     = "2006-01-02 15:04 UTC"
+	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
+	dateLayout       = "2006-01-02"
 )
 
 // timeView is a time as shown (Label) and as machine-readable (ISO). Both
@@ -135,7 +137,7 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	return gv, src
 }
 
-func newEntryView(e Entry, g FeedGroup, name string, loc *time.Location) entryView {
+func newEntryView(e domain.Entry, g FeedGroup, name string, loc *time.Location) entryView {
 	link := EntryURL(g.FeedURL, e.Link)
 	ev := entryView{
 		Title:    DisplayTitle(e),
@@ -172,11 +174,11 @@ func metaText(ev entryView) string {
 
 // noticeTexts complete "<feed name> ..." for each kind of notice; a NewURL
 // follows the text when there is one.
-var noticeTexts = map[string]string{
-	"gone":   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
-	"moved":  "has moved for good and is now polled at its new address:",
-	"dead":   "has failed for 90 days and is no longer polled.",
-	"origin": "now redirects to another site. Please check it is still the feed you want:",
+var noticeTexts = map[domain.NoticeKind]string{
+	domain.NoticeGone:   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
+	domain.NoticeMoved:  "has moved for good and is now polled at its new address:",
+	domain.NoticeDead:   "has failed for 90 days and is no longer polled.",
+	domain.NoticeOrigin: "now redirects to another site. Please check it is still the feed you want:",
 }
 
 func newNoticeView(n Notice) noticeView {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 // weightWords is ordinary prose vocabulary for the page-weight digest.
@@ -70,7 +72,7 @@ func weightDigest(t testing.TB) Digest {
 		for e := range 10 {
 			n := f*10 + e
 			title := weightText(r, 8)
-			g.Entries = append(g.Entries, Entry{
+			g.Entries = append(g.Entries, domain.Entry{
 				Title:     strings.ToUpper(title[:1]) + title[1:],
 				Link:      fmt.Sprintf("/2026/11/%02d/entry-%d.html", 21-e%2, n),
 				Content:   weightContent(r, f, n),
@@ -90,7 +92,7 @@ const pageBudget = 40 * 1024
 
 // TestDigestPageWeight renders a realistic 50-entry digest and measures
 // the page. The page carries every entry's full content in a collapsed
-// <details> (DESIGN.md, Rendering) so a digest reads offline; 50 contents
+// <details> (docs/design.md) so a digest reads offline; 50 contents
 // of 600 characters are 30 KB by themselves, so the whole page cannot stay
 // under 40 KB. The budget therefore holds for what feeddigest adds: the
 // page minus the authors' content bytes, and likewise the page without its

@@ -144,7 +144,7 @@ func TestFeedsToPoll(t *testing.T) {
 		"p": {URL: "p", OverflowGap: time.Hour, NextExtraPoll: now.Add(time.Minute)},
 		"q": {URL: "q"}, // no subscriber due, nothing owed
 	}
-	got := FeedsToPoll(due, feeds, now)
+	got := FeedsToPoll(due, nil, feeds, now)
 	want := []Poll{{"a", Scheduled}, {"e", Scheduled}, {"new", Scheduled}, {"o", Overflow}, {"r", Retry}}
 	if len(got) != len(want) {
 		t.Fatalf("polls = %v, want %v", got, want)

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"feeddigest/domain"
 )
 
 // Class sorts what a poll brought back into what the policy cares about.
@@ -41,20 +43,6 @@ type Outcome struct {
 	FirstPoll  bool          // the feed had never been polled successfully
 }
 
-// State is the scheduling part of a feed record.
-type State struct {
-	LastPoll      time.Time
-	NextPoll      time.Time
-	Reason        string
-	ErrorCount    int
-	FirstError    time.Time
-	RetryPending  bool
-	GoneAt        time.Time
-	DeadAt        time.Time
-	OverflowGap   time.Duration
-	NextExtraPoll time.Time
-}
-
 // Policy holds the numbers of the polling rules.
 type Policy struct {
 	Floor        time.Duration // least time between two scheduled polls
@@ -65,7 +53,7 @@ type Policy struct {
 	NormalPeriod time.Duration // an overflow gap this long is back to normal
 }
 
-// DefaultPolicy is the policy of DESIGN.md section 3.
+// DefaultPolicy is the polling policy of docs/design.md.
 var DefaultPolicy = Policy{
 	Floor:        15 * time.Minute,
 	HintCap:      7 * 24 * time.Hour,
@@ -91,11 +79,8 @@ func RandomSalt(rng *rand.Rand) Salt {
 	}
 }
 
-// NoSalt is for tests that want exact deadlines.
-func NoSalt(time.Duration) time.Duration { return 0 }
-
-// Next is the feed's scheduling state after a poll with outcome o at now.
-func (p Policy) Next(prev State, o Outcome, now time.Time, salt Salt) State {
+// Next is the feed's schedule after a poll with outcome o at now.
+func (p Policy) Next(prev domain.Schedule, o Outcome, now time.Time, salt Salt) domain.Schedule {
 	s := prev
 	s.LastPoll = now
 	switch {
@@ -117,7 +102,7 @@ func (p Policy) Next(prev State, o Outcome, now time.Time, salt Salt) State {
 	return s
 }
 
-func (p Policy) afterFailure(s State, o Outcome, now time.Time, salt Salt) State {
+func (p Policy) afterFailure(s domain.Schedule, o Outcome, now time.Time, salt Salt) domain.Schedule {
 	s.ErrorCount++
 	if s.FirstError.IsZero() {
 		s.FirstError = now
@@ -187,7 +172,7 @@ func statusText(status int, fallback string) string {
 // then twice the gap still fits in the window. A poll that came sooner
 // (a subscriber's midnight in between) measures nothing about the gap.
 // No salt stretches it.
-func (p Policy) trackOverflow(s *State, prev State, o Outcome, now time.Time) {
+func (p Policy) trackOverflow(s *domain.Schedule, prev domain.Schedule, o Outcome, now time.Time) {
 	gap := prev.OverflowGap
 	sinceLast := now.Sub(prev.LastPoll)
 	switch {

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 func TestNextAfterSuccess(t *testing.T) {
@@ -22,7 +24,7 @@ func TestNextAfterSuccess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := p.Next(State{ErrorCount: 3, FirstError: now.Add(-time.Hour), RetryPending: true}, tt.o, now, NoSalt)
+			s := p.Next(domain.Schedule{ErrorCount: 3, FirstError: now.Add(-time.Hour), RetryPending: true}, tt.o, now, noSalt)
 			if got := s.NextPoll.Sub(now); got != tt.want {
 				t.Errorf("next poll in %v, want %v", got, tt.want)
 			}
@@ -57,11 +59,11 @@ func TestPenaltyBox(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prev := State{ErrorCount: tt.errors}
+			prev := domain.Schedule{ErrorCount: tt.errors}
 			if tt.errors > 0 {
 				prev.FirstError = now.Add(-time.Hour)
 			}
-			s := p.Next(prev, tt.o, now, NoSalt)
+			s := p.Next(prev, tt.o, now, noSalt)
 			if got := s.NextPoll.Sub(now); got != tt.want {
 				t.Errorf("next poll in %v, want %v", got, tt.want)
 			}
@@ -81,15 +83,15 @@ func TestPenaltyBox(t *testing.T) {
 func TestGoneAndDead(t *testing.T) {
 	now := at("2026-11-22T00:05:00Z")
 	p := DefaultPolicy
-	s := p.Next(State{}, Outcome{Class: Gone, Status: 410}, now, NoSalt)
+	s := p.Next(domain.Schedule{}, Outcome{Class: Gone, Status: 410}, now, noSalt)
 	if !s.GoneAt.Equal(now) {
 		t.Errorf("410 must mark the feed gone: %+v", s)
 	}
-	s = p.Next(State{ErrorCount: 200, FirstError: now.AddDate(0, 0, -89)}, Outcome{Class: NotFound, Status: 404}, now, NoSalt)
+	s = p.Next(domain.Schedule{ErrorCount: 200, FirstError: now.AddDate(0, 0, -89)}, Outcome{Class: NotFound, Status: 404}, now, noSalt)
 	if !s.DeadAt.IsZero() {
 		t.Errorf("89 days of errors is not dead yet")
 	}
-	s = p.Next(State{ErrorCount: 200, FirstError: now.AddDate(0, 0, -90)}, Outcome{Class: NotFound, Status: 404}, now, NoSalt)
+	s = p.Next(domain.Schedule{ErrorCount: 200, FirstError: now.AddDate(0, 0, -90)}, Outcome{Class: NotFound, Status: 404}, now, noSalt)
 	if !s.DeadAt.Equal(now) || s.RetryPending {
 		t.Errorf("90 days of only errors must mark the feed dead: %+v", s)
 	}
@@ -100,7 +102,7 @@ func TestSaltSpreadsDeadlines(t *testing.T) {
 	salt := RandomSalt(rand.New(rand.NewPCG(1, 2)))
 	seen := map[time.Time]bool{}
 	for range 20 {
-		s := DefaultPolicy.Next(State{}, Outcome{Class: Unchanged}, now, salt)
+		s := DefaultPolicy.Next(domain.Schedule{}, Outcome{Class: Unchanged}, now, salt)
 		d := s.NextPoll.Sub(now)
 		if d < 15*time.Minute || d > 15*time.Minute+15*time.Minute/4 {
 			t.Fatalf("salted floor %v out of [15m, 18m45s]", d)
@@ -116,52 +118,55 @@ func TestOverflowHalvesAndGrowsBack(t *testing.T) {
 	p := DefaultPolicy
 	t0 := at("2026-11-22T00:05:00Z")
 	// A day between polls and not one entry known: the window overflowed.
-	s := p.Next(State{LastPoll: t0.Add(-24 * time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 10}, t0, NoSalt)
+	s := p.Next(domain.Schedule{LastPoll: t0.Add(-24 * time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 10}, t0, noSalt)
 	if s.OverflowGap != 12*time.Hour || !s.NextExtraPoll.Equal(t0.Add(12*time.Hour)) {
 		t.Fatalf("after overflow: gap %v next %v, want 12h", s.OverflowGap, s.NextExtraPoll)
 	}
 	// Still overflowing 12 hours later: halve again.
 	t1 := t0.Add(12 * time.Hour)
-	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 10}, t1, NoSalt)
+	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 10}, t1, noSalt)
 	if s.OverflowGap != 6*time.Hour {
 		t.Fatalf("second overflow: gap %v, want 6h", s.OverflowGap)
 	}
 	// Half or more new: keep the gap, do not grow back into a loss.
 	t2 := t1.Add(6 * time.Hour)
-	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 5}, t2, NoSalt)
+	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 5}, t2, noSalt)
 	if s.OverflowGap != 6*time.Hour {
 		t.Fatalf("half new: gap %v, want 6h kept", s.OverflowGap)
 	}
 	// A subscriber's midnight an hour later finds few new: that says
 	// nothing about the gap, which stays.
 	t3 := t2.Add(time.Hour)
-	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 1}, t3, NoSalt)
+	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 1}, t3, noSalt)
 	if s.OverflowGap != 6*time.Hour || !s.NextExtraPoll.Equal(t3.Add(6*time.Hour)) {
 		t.Fatalf("early poll: gap %v next %v, want 6h from it", s.OverflowGap, s.NextExtraPoll)
 	}
 	// A whole gap later, fewer than half new: double.
 	t4 := t3.Add(6 * time.Hour)
-	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 2}, t4, NoSalt)
+	s = p.Next(s, Outcome{Class: Fresh, Entries: 10, New: 2}, t4, noSalt)
 	if s.OverflowGap != 12*time.Hour {
 		t.Fatalf("few new: gap %v, want 12h", s.OverflowGap)
 	}
 	// Doubling back to a day ends the extra polls.
-	s = p.Next(s, Outcome{Class: Unchanged}, t4.Add(12*time.Hour), NoSalt)
+	s = p.Next(s, Outcome{Class: Unchanged}, t4.Add(12*time.Hour), noSalt)
 	if s.OverflowGap != 0 || !s.NextExtraPoll.IsZero() {
 		t.Fatalf("back to normal: gap %v", s.OverflowGap)
 	}
 	// Never below an hour.
-	s = p.Next(State{LastPoll: t0.Add(-time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 10}, t0, NoSalt)
+	s = p.Next(domain.Schedule{LastPoll: t0.Add(-time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 10}, t0, noSalt)
 	if s.OverflowGap != time.Hour {
 		t.Fatalf("gap %v, want the 1h minimum", s.OverflowGap)
 	}
 	// A first poll, or a body with known entries, is not overflow.
-	s = p.Next(State{}, Outcome{Class: Fresh, Entries: 10, New: 10, FirstPoll: true}, t0, NoSalt)
+	s = p.Next(domain.Schedule{}, Outcome{Class: Fresh, Entries: 10, New: 10, FirstPoll: true}, t0, noSalt)
 	if s.OverflowGap != 0 {
 		t.Fatalf("first poll flagged as overflow")
 	}
-	s = p.Next(State{LastPoll: t0.Add(-24 * time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 9}, t0, NoSalt)
+	s = p.Next(domain.Schedule{LastPoll: t0.Add(-24 * time.Hour)}, Outcome{Class: Fresh, Entries: 10, New: 9}, t0, noSalt)
 	if s.OverflowGap != 0 {
 		t.Fatalf("a body with a known entry flagged as overflow")
 	}
 }
+
+// noSalt is for tests that want exact deadlines.
+func noSalt(time.Duration) time.Duration { return 0 }

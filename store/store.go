@@ -1,29 +1,37 @@
-// Package store keeps feeddigest's state in one SQLite file: feeds and what
-// was learned about them, entries with their first-seen time, users'
-// subscriptions and the digests built and sent. All SQL lives here.
+// Package store is the contract of feeddigest's state: what the pipeline
+// reads and writes (feeds and what was learned about them, entries with
+// their first-seen time, users' subscriptions, the digests built and
+// sent), the errors it names, and the rules every implementation keeps.
+// It holds no SQL: the implementations are named after what they depend
+// on (package sqlite), and package storetest runs the same behaviour
+// tests against each.
 package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
-	"syscall"
 	"time"
 
-	_ "modernc.org/sqlite" // database/sql driver "sqlite", no cgo
+	"feeddigest/domain"
 )
 
-// ErrLocked means another process (another run) holds the state file's
-// lock.
-var ErrLocked = errors.New("the state file is locked by another process")
-
-// ErrNoState means there is no state file to read: nothing has run yet.
-var ErrNoState = errors.New("no state file")
+// Named errors, checked with errors.Is.
+var (
+	// ErrLocked means another process (another run) holds the state
+	// file's lock.
+	ErrLocked = errors.New("the state file is locked by another process")
+	// ErrNoState means there is no state file to read: nothing has run yet.
+	ErrNoState = errors.New("no state file")
+	// ErrNoFeed means no feed record has that URL (or ID).
+	ErrNoFeed = errors.New("no such feed")
+	// ErrDigestExists means a digest for that user and date was built already.
+	ErrDigestExists = errors.New("digest already built")
+	// ErrNotState means the state exists but holds no feeddigest state.
+	ErrNotState = errors.New("not a feeddigest state file")
+	// ErrDamaged means the state is corrupt.
+	ErrDamaged = errors.New("the state file is damaged")
+)
 
 // SchemaError means the state file's schema is not the one this program
 // reads: older (opening it for a run migrates it) or newer (a later
@@ -36,159 +44,141 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("schema version %d, this program reads %d", e.Have, e.Want)
 }
 
-// Store is an open state file, held exclusively by this process.
-type Store struct {
-	db   *sql.DB
-	lock *os.File
-	path string
+// FirstDigestLimit is how many of a feed's newest entries a user's first
+// digest, or a feed newly added to a user, shows.
+const FirstDigestLimit = 5
+
+// Reader reads the state. It is all that status and export need, and it
+// works while a run holds the state.
+type Reader interface {
+	// Feeds returns every feed record, by URL.
+	Feeds(ctx context.Context) ([]domain.Feed, error)
+	// Feed returns the record of one subscribed URL (ErrNoFeed: none).
+	Feed(ctx context.Context, url string) (domain.Feed, error)
+	// Subscribers returns, per feed URL, the users subscribed to it.
+	Subscribers(ctx context.Context) (map[string][]string, error)
+	// EntryCounts returns how many entries are stored per feed URL.
+	EntryCounts(ctx context.Context) (map[string]int, error)
+
+	// HasDigest says whether user already has a digest for the local date.
+	HasDigest(ctx context.Context, user, date string) (bool, error)
+	// Digests lists a user's digests, newest date first.
+	Digests(ctx context.Context, user string) ([]domain.Digest, error)
+	// Unrendered lists digests whose pages are not written yet, oldest first.
+	Unrendered(ctx context.Context) ([]domain.Digest, error)
+	// Unsent lists digests that want sending, are not sent yet, were not
+	// given up, and whose last attempt (if any) failed cleanly; oldest first.
+	Unsent(ctx context.Context) ([]domain.Digest, error)
+	// NotSent lists every digest that wants sending and is not sent: those
+	// still to be tried, those cut off by a crash, and those given up at
+	// or after since; oldest first. For showing why mail did not go out.
+	NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error)
+	// InterruptedSends lists digests whose send was cut off by a crash.
+	InterruptedSends(ctx context.Context) ([]domain.Digest, error)
+	// DigestListing returns what a digest lists: at most perFeed of each
+	// feed's newest entries in it (all when perFeed <= 0), grouped by
+	// feed in the order of their URLs and newest first within a feed, and
+	// for each feed URL how many more entries the digest holds beyond
+	// those. The others were delivered with the digest all the same (they
+	// never show in a later one); only their texts are not read.
+	DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+
+	// UnfinishedAttempts returns the polls started (BeginAttempt) by a run
+	// that died before saving them, by feed URL.
+	UnfinishedAttempts(ctx context.Context) ([]Attempt, error)
+
+	// Damaged names the state in an error raised because the state is
+	// corrupt (ErrDamaged), saying what to do; other errors pass unchanged.
+	Damaged(err error) error
+	Close() error
 }
 
-// Open opens (creating if needed) the state file at path, takes the
-// exclusive run lock and migrates the schema. A second Open of the same
-// file, from this or another process, fails at once with ErrLocked.
-func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("state folder: %w", err)
-	}
-	lock, err := acquireLock(path + ".lock")
-	if err != nil {
-		return nil, err
-	}
-	exists, err := checkExisting(ctx, path)
-	if err == nil && !exists {
-		err = create(ctx, path)
-	}
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("open state %s: %w", path, err)
-	}
-	// One connection: SQLite has one writer anyway, and a single
-	// connection makes every statement see the same transaction state.
-	db.SetMaxOpenConns(1)
-	s := &Store{db: db, lock: lock, path: path}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
-	}
-	return s, nil
+// Store reads and writes the state, for one run at a time.
+type Store interface {
+	Reader
+
+	// SyncSubscriptions makes the subscriptions (user -> feed URLs) match
+	// the configuration: feed records are created for new URLs, a new
+	// subscription is stamped with now (so its first digest takes only
+	// the newest entries), and subscriptions no longer configured are
+	// dropped. Feed records and their entries stay, for other subscribers
+	// and for a later re-subscription.
+	SyncSubscriptions(ctx context.Context, subs map[string][]string, now time.Time) error
+
+	// BeginAttempt records, durable at once, that a poll of the feed is
+	// about to read its body. A feed whose body kills the process while it
+	// is read (a parser bomb, an out-of-memory kill) would otherwise be
+	// polled again by the next run and kill it again, for ever; a mark
+	// found by the next run (UnfinishedAttempts) is a poll that never
+	// finished. The poll's save (PollTx.UpdateFeed) clears it.
+	BeginAttempt(ctx context.Context, feedID int64, now time.Time) error
+	// DropAttempts forgets every mark: for a pass that stopped polling on
+	// purpose (interrupted), whose unfinished polls did not fail.
+	DropAttempts(ctx context.Context) error
+	// BeginPoll starts the transaction that saves one poll of the feed.
+	BeginPoll(ctx context.Context, feedID int64) (PollTx, error)
+
+	// BuildDigest records the digest of user for date, built at now, in
+	// one transaction: the entries of the user's feeds first seen since
+	// the previous digest was built (at most FirstDigestLimit of each
+	// feed's newest for a first digest or a newly added feed, the others
+	// withheld from the user for good), never an entry the user was
+	// already given, and notices of feeds that went away or moved since
+	// then. ErrDigestExists when the user has a digest for date.
+	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error)
+	// MarkRendered records that a digest's pages (and outbox file) are written.
+	MarkRendered(ctx context.Context, user, date string, now time.Time) error
+	// BeginSend records, before the SMTP conversation, that a send started.
+	BeginSend(ctx context.Context, user, date string, now time.Time) error
+	// MarkSent records a digest sent at now.
+	MarkSent(ctx context.Context, user, date string, now time.Time) error
+	// MarkSendFailed records a failed attempt to send a digest at now: one
+	// more attempt, its error, and whether the failure was permanent.
+	MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error
+	// GiveUpSend stops all further attempts to send a digest; why says so
+	// to the people reading status. Its page stays.
+	GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error
+
+	// Prune deletes entries first seen before cutoff, and with them their
+	// digests' links, except those a digest still waits to render or send.
+	Prune(ctx context.Context, cutoff time.Time) (int64, error)
+	// DropTexts forgets the full texts of entries first seen before
+	// cutoff, keeping what identifies them (so they are never shown again)
+	// and their titles, except those a digest still waits to render or
+	// send. The texts are most of the state's size.
+	DropTexts(ctx context.Context, cutoff time.Time) (int64, error)
+	// Compact gives the space freed back where the state lives, when
+	// enough of it is free.
+	Compact(ctx context.Context) error
 }
 
-// dsn opens the file in WAL mode with synchronous=NORMAL: every commit
-// survives the process being killed at any instant (the WAL is replayed on
-// the next open), and the state stays consistent even on power loss, when
-// at worst the last few commits are redone by the next run. FULL would add
-// an fsync to every feed's commit for no gain against kill -9.
-func dsn(path string) string {
-	return fileURI(path, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"+
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+// PollTx saves one poll of one feed in one transaction: its entries
+// (SaveEntries), then the feed record made of what they were
+// (UpdateFeed), which also clears the poll's attempt mark. The record is
+// written last so that a crash before Commit leaves the feed due again,
+// never marked done without its entries. Rollback undoes what was not
+// committed; deferred, it is harmless after Commit.
+type PollTx interface {
+	// SaveEntries stores the feed's entries, those not known first seen
+	// at now, and says what it found. Entries already known keep their
+	// first-seen time; their text is refreshed but they are not shown
+	// again.
+	SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (SaveStats, error)
+	// UpdateFeed writes the feed record (of the feed the poll began with)
+	// and clears the poll's attempt mark.
+	UpdateFeed(ctx context.Context, f domain.Feed) error
+	Commit() error
+	Rollback() error
 }
 
-// fileURI is the SQLite URI of the file at path: the path absolute and
-// escaped, so that a '#', '?' or '%' in it is part of the name (joined as
-// text, "hash#x/state.db" opened "./hash", and the lock beside the real
-// path guarded nothing).
-func fileURI(path, query string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: query}
-	return u.String()
+// SaveStats says what a save found.
+type SaveStats struct {
+	New   int // entries stored for the first time
+	Known int // entries of the body that were stored already
 }
 
-// acquireLock takes a non-blocking flock on a side file. The kernel drops
-// the lock when the process dies, so a killed run never leaves it stuck.
-func acquireLock(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("state lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
-		}
-		return nil, fmt.Errorf("state lock: %w", err)
-	}
-	return f, nil
-}
-
-// Close closes the database and releases the lock.
-func (s *Store) Close() error {
-	err := s.db.Close()
-	if s.lock != nil {
-		syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
-		s.lock.Close()
-		s.lock = nil
-	}
-	return err
-}
-
-// Path is the state file's path.
-func (s *Store) Path() string { return s.path }
-
-// unix stores a time as Unix seconds, the zero time as 0.
-func unix(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.Unix()
-}
-
-func fromUnix(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.Unix(v, 0).UTC()
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// inTx runs fn in one transaction, rolled back on error.
-func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// OpenReader opens an existing state file for reading only, without the
-// run lock, so that `status` works while a run is in progress.
-func OpenReader(ctx context.Context, path string) (*Store, error) {
-	exists, err := checkExisting(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, fmt.Errorf("%w at %s: %w", ErrNoState, path, fs.ErrNotExist)
-	}
-	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
-	if err != nil {
-		return nil, fmt.Errorf("open state %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	var version int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
-	}
-	if version != SchemaVersion {
-		db.Close()
-		return nil, fmt.Errorf("state %s: %w", path, &SchemaError{Have: version, Want: SchemaVersion})
-	}
-	return &Store{db: db, path: path}, nil
+// Attempt is a poll that started and never saved its result.
+type Attempt struct {
+	Feed    domain.Feed
+	Started time.Time
 }

@@ -1,73 +1,82 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"feeddigest/domain"
+	"feeddigest/store"
 )
 
-// Entry is one stored feed entry.
-type Entry struct {
-	ID        int64
-	FeedID    int64
-	FeedURL   string
-	Key       string // identity within the feed: guid/id, else link, else content hash
-	Title     string
-	Link      string
-	Content   string
-	Summary   string
-	Author    string
-	Published time.Time
-	FirstSeen time.Time
+// pollTx is a store.PollTx: one SQLite transaction.
+type pollTx struct {
+	tx     *sql.Tx
+	feedID int64
 }
 
-// SaveStats says what a save found.
-type SaveStats struct {
-	New   int // entries stored for the first time
-	Known int // entries of the body that were stored already
-}
-
-// SavePoll stores a poll's entries and then the feed record, in one
-// transaction, which also clears the poll's attempt mark (BeginAttempt). The record is made by finish, which sees what the save
-// found (overflow detection needs it), and is written last so that a crash
-// before commit leaves the feed due again, never marked done without its
-// entries. Entries already known keep their first-seen time; their text is
-// refreshed but they are not shown again.
-func (s *Store) SavePoll(ctx context.Context, feedID int64, entries []Entry, now time.Time, finish func(SaveStats) Feed) (SaveStats, error) {
-	var st SaveStats
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, e := range entries {
-			isNew, err := upsertEntry(ctx, tx, feedID, e, now)
-			if err != nil {
-				return fmt.Errorf("store entry %q: %w", e.Key, err)
-			}
-			if isNew {
-				st.New++
-			} else {
-				st.Known++
-			}
-		}
-		f := finish(st)
-		f.ID = feedID
-		if err := endAttempt(ctx, tx, feedID); err != nil {
-			return err
-		}
-		return updateFeed(ctx, tx, f)
-	})
+// BeginPoll starts saving a poll of the feed (see store.PollTx).
+func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return SaveStats{}, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+	}
+	return &pollTx{tx: tx, feedID: feedID}, nil
+}
+
+// SaveEntries stores entries of the feed first seen at now and says what
+// it found. Entries already known keep their first-seen time; their text
+// is refreshed but they are not shown again.
+func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+	var st store.SaveStats
+	for _, e := range entries {
+		isNew, err := upsertEntry(ctx, t.tx, t.feedID, e, now)
+		if err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
+		}
+		if isNew {
+			st.New++
+		} else {
+			st.Known++
+		}
 	}
 	return st, nil
 }
 
-// UpdateFeed writes a feed record alone.
-func (s *Store) UpdateFeed(ctx context.Context, f Feed) error {
-	_, err := s.SavePoll(ctx, f.ID, nil, time.Time{}, func(SaveStats) Feed { return f })
-	return err
+// UpdateFeed writes the feed record after the poll and clears its
+// attempt mark.
+func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
+	if f.ID != t.feedID {
+		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
+	}
+	if err := endAttempt(ctx, t.tx, t.feedID); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	if err := updateFeed(ctx, t.tx, f); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
 }
 
-func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now time.Time) (bool, error) {
+// Commit makes the poll's save durable.
+func (t *pollTx) Commit() error {
+	if err := t.tx.Commit(); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+// Rollback undoes the save unless it was committed.
+func (t *pollTx) Rollback() error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
 	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
 		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now))
@@ -92,7 +101,7 @@ func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e Entry, now tim
 	return isNew, err
 }
 
-func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
+func updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
 	res, err := tx.ExecContext(ctx, `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
 		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
@@ -109,7 +118,7 @@ func updateFeed(ctx context.Context, tx *sql.Tx, f Feed) error {
 		return fmt.Errorf("update feed record: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("update feed record %d: %w", f.ID, ErrNoFeed)
+		return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
 	}
 	return nil
 }

@@ -1,18 +1,16 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"time"
+
+	"feeddigest/store"
 )
 
-// A feed whose body kills the process while it is read (a parser bomb, an
-// out-of-memory kill) would be polled again by the next run and kill it
-// again, for ever: no pages, no mail for anyone. So a poll is recorded in a
-// commit of its own before its body is parsed (BeginAttempt), and the mark
-// goes with the poll's result (SavePoll). A mark found by the next run is
-// a poll that never finished: the run died during it.
+// Poll marks (see store.Store.BeginAttempt) are rows of poll_attempts,
+// one per feed, deleted in the transaction that saves the poll.
 
 // BeginAttempt records, committed at once, that a poll of the feed is
 // about to read its body.
@@ -25,15 +23,9 @@ func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) e
 	return nil
 }
 
-// Attempt is a poll that started and never saved its result.
-type Attempt struct {
-	Feed    Feed
-	Started time.Time
-}
-
 // UnfinishedAttempts returns the polls started by a run that died before
 // saving them, by feed URL.
-func (s *Store) UnfinishedAttempts(ctx context.Context) ([]Attempt, error) {
+func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+`,
 		(SELECT started FROM poll_attempts a WHERE a.feed_id = feeds.id)
 		FROM feeds WHERE id IN (SELECT feed_id FROM poll_attempts) ORDER BY url`)
@@ -41,9 +33,9 @@ func (s *Store) UnfinishedAttempts(ctx context.Context) ([]Attempt, error) {
 		return nil, fmt.Errorf("list unfinished polls: %w", err)
 	}
 	defer rows.Close()
-	var out []Attempt
+	var out []store.Attempt
 	for rows.Next() {
-		var a Attempt
+		var a store.Attempt
 		var started int64
 		a.Feed, err = scanFeed(rowWith{rows, &started})
 		if err != nil {

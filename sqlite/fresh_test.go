@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"feeddigest/store"
 )
 
 func TestMissingStateIsAFreshStart(t *testing.T) {
@@ -51,13 +53,13 @@ func TestEmptyOrForeignStateRefused(t *testing.T) {
 		is    error
 	}{
 		{"empty", func(t *testing.T, path string) { os.WriteFile(path, nil, 0o644) },
-			[]string{"exists but is empty (0 bytes)", "restore it", "delete it to start afresh"}, ErrNotState},
+			[]string{"exists but is empty (0 bytes)", "restore it", "delete it to start afresh"}, store.ErrNotState},
 		{"an SQLite file without tables", func(t *testing.T, path string) { sqliteFile(t, path, "PRAGMA user_version = 0", "VACUUM") },
-			[]string{"holds no data", "restore it", "delete it to start afresh"}, ErrNotState},
+			[]string{"holds no data", "restore it", "delete it to start afresh"}, store.ErrNotState},
 		{"another program's database", func(t *testing.T, path string) { sqliteFile(t, path, "CREATE TABLE notes (x)") },
-			[]string{"something else", "choose another state path"}, ErrNotState},
+			[]string{"something else", "choose another state path"}, store.ErrNotState},
 		{"not SQLite", func(t *testing.T, path string) { os.WriteFile(path, bytes.Repeat([]byte("junk"), 2000), 0o644) },
-			[]string{"damaged", "restore it", "delete it to start afresh"}, ErrDamaged},
+			[]string{"damaged", "restore it", "delete it to start afresh"}, store.ErrDamaged},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,8 +121,8 @@ func TestDamagedStateErrorsNameTheFile(t *testing.T) {
 		}
 		err = s.Damaged(err)
 	}
-	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "restore it") {
-		t.Errorf("err %v; want ErrDamaged naming %s and what to do", err, path)
+	if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "restore it") {
+		t.Errorf("err %v; want store.ErrDamaged naming %s and what to do", err, path)
 	}
 	s, _ = openTemp(t)
 	if other := errors.New("x"); s.Damaged(other) != other || s.Damaged(nil) != nil {

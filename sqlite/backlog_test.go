@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"database/sql"
@@ -8,56 +8,13 @@ import (
 	"time"
 )
 
-func tenKeys() []string {
-	var keys []string
-	for i := 1; i <= 10; i++ {
-		keys = append(keys, fmt.Sprintf("id:%d", i))
-	}
-	return keys
-}
-
 func digestKeys(t *testing.T, s *Store, user, date string) map[string]bool {
 	t.Helper()
-	entries, err := s.DigestEntries(ctx, user, date)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]bool{}
-	for _, e := range entries {
+	for _, e := range digestEntries(t, s, user, date) {
 		out[e.Key] = true
 	}
 	return out
-}
-
-// Entries first seen by a first digest and not shown by it never come
-// later, though they were first seen in the very second it was built.
-func TestFirstDigestWithholdsTheOlderEntries(t *testing.T) {
-	s, _ := openTemp(t)
-	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
-	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
-	save(t, s, a, t0, tenKeys()...)
-	d1, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d1.EntryCount != FirstDigestLimit {
-		t.Fatalf("first digest has %d entries, want %d", d1.EntryCount, FirstDigestLimit)
-	}
-	// Feed b is read only after the first digest: its first digest is the
-	// next one, cut the same way.
-	save(t, s, b, t0.Add(time.Hour), tenKeys()...)
-	save(t, s, a, t0.Add(time.Hour), "id:11")
-	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d2.EntryCount != 1+FirstDigestLimit {
-		t.Errorf("second digest has %d entries, want id:11 and 5 of feed b", d2.EntryCount)
-	}
-	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
-	if d3.EntryCount != 0 {
-		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
-	}
 }
 
 // A state file of schema 3 whose first digest was built keeps its backlog

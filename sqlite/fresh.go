@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"modernc.org/sqlite"
+	modernc "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"feeddigest/store"
 )
 
 // A state file that is missing is a fresh start. One that exists but is
@@ -22,12 +24,6 @@ import (
 // fresh start. So that feeddigest itself never leaves such a file, a new
 // state file is made and migrated under another name and then renamed
 // into place.
-
-// ErrNotState means the state file exists but holds no feeddigest state.
-var ErrNotState = errors.New("not a feeddigest state file")
-
-// ErrDamaged means SQLite found the state file corrupt.
-var ErrDamaged = errors.New("the state file is damaged")
 
 const startAfresh = "restore it (from the cache or a backup), or delete it to start afresh " +
 	"(the next digests would then show entries again, and index.html and feed.xml would start a new history)"
@@ -44,7 +40,7 @@ func checkExisting(ctx context.Context, path string) (exists bool, err error) {
 	case info.IsDir():
 		return true, fmt.Errorf("state file %s is a folder", path)
 	case info.Size() == 0:
-		return true, fmt.Errorf("%w: %s exists but is empty (0 bytes), perhaps a failed cache restore; %s", ErrNotState, path, startAfresh)
+		return true, fmt.Errorf("%w: %s exists but is empty (0 bytes), perhaps a failed cache restore; %s", store.ErrNotState, path, startAfresh)
 	}
 	db, err := sql.Open("sqlite", fileURI(path, "mode=ro"))
 	if err != nil {
@@ -62,9 +58,9 @@ func checkExisting(ctx context.Context, path string) (exists bool, err error) {
 		return true, explainDamage(path, err)
 	}
 	if tables > 0 {
-		return true, fmt.Errorf("%w: %s is an SQLite database of something else (%d tables, none of feeddigest's); choose another state path", ErrNotState, path, tables)
+		return true, fmt.Errorf("%w: %s is an SQLite database of something else (%d tables, none of feeddigest's); choose another state path", store.ErrNotState, path, tables)
 	}
-	return true, fmt.Errorf("%w: %s exists but holds no data (an SQLite file without tables), perhaps a failed cache restore; %s", ErrNotState, path, startAfresh)
+	return true, fmt.Errorf("%w: %s exists but holds no data (an SQLite file without tables), perhaps a failed cache restore; %s", store.ErrNotState, path, startAfresh)
 }
 
 // create makes a new state file at path, migrated, appearing there whole.
@@ -107,13 +103,13 @@ func syncDir(dir string) error {
 // because the file is corrupt, and says what to do; other errors pass
 // unchanged.
 func explainDamage(path string, err error) error {
-	var e *sqlite.Error
+	var e *modernc.Error
 	if !errors.As(err, &e) {
 		return err
 	}
 	switch e.Code() & 0xff { // primary result code
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-		return fmt.Errorf("%w: %s: %w; %s", ErrDamaged, path, err, startAfresh)
+		return fmt.Errorf("%w: %s: %w; %s", store.ErrDamaged, path, err, startAfresh)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,58 +7,10 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"feeddigest/domain"
+	"feeddigest/store"
 )
-
-// Feed is everything the state keeps about one subscribed feed URL.
-type Feed struct {
-	ID           int64
-	URL          string // as configured: the subscription's identity
-	EffectiveURL string // where it is polled after a permanent redirect; "" = URL
-	PendingURL   string // a permanent redirect to another origin, waiting for the user
-	Title        string
-	SiteURL      string
-
-	// Validators and body hash, stored exactly as received.
-	ETag         string
-	LastModified string
-	BodyHash     string
-	BodyError    string // the body they describe is not a usable feed: why; "" when it is
-	Repaired     string // what was mended in the last body read, "" when nothing
-
-	LastPoll     time.Time
-	LastSuccess  time.Time
-	LastStatus   int
-	LastError    string
-	NextPoll     time.Time // no scheduled poll before this
-	Reason       string    // why NextPoll is where it is
-	ErrorCount   int       // consecutive failed polls
-	FirstError   time.Time // start of the current run of errors
-	RetryPending bool      // failed for a passing reason: poll again when allowed
-
-	GoneAt       time.Time // 410: never polled again
-	DeadAt       time.Time // 90 days of errors: no longer polled
-	MovedAt      time.Time // EffectiveURL changed by a permanent redirect
-	MovedFrom    string
-	OriginFlagAt time.Time // PendingURL was set
-
-	// Learned server behaviour (see fetch: when HEAD pays).
-	Answers304         bool
-	RefusesHEAD        bool
-	IgnoresConditional bool
-
-	TTL           time.Duration // the feed's own ttl / sy:updatePeriod hint
-	OverflowGap   time.Duration // >0: extra polls every gap, to not miss entries
-	NextExtraPoll time.Time
-	Polls         int // polls that got an answer with a body or 304
-}
-
-// PollURL is the URL a poll should request.
-func (f Feed) PollURL() string {
-	if f.EffectiveURL != "" {
-		return f.EffectiveURL
-	}
-	return f.URL
-}
 
 const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag, last_modified,
 	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
@@ -68,8 +20,8 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanFeed(row scanner) (Feed, error) {
-	var f Feed
+func scanFeed(row scanner) (domain.Feed, error) {
+	var f domain.Feed
 	var lastPoll, lastSuccess, nextPoll, firstError, goneAt, deadAt, movedAt, originAt, ttl, gap, nextExtra int64
 	var retry, a304, refHead, ignCond int
 	err := row.Scan(&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
@@ -88,13 +40,13 @@ func scanFeed(row scanner) (Feed, error) {
 }
 
 // Feeds returns every feed record, by URL.
-func (s *Store) Feeds(ctx context.Context) ([]Feed, error) {
+func (s *Store) Feeds(ctx context.Context) ([]domain.Feed, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+" FROM feeds ORDER BY url")
 	if err != nil {
 		return nil, fmt.Errorf("list feeds: %w", err)
 	}
 	defer rows.Close()
-	var feeds []Feed
+	var feeds []domain.Feed
 	for rows.Next() {
 		f, err := scanFeed(rows)
 		if err != nil {
@@ -105,14 +57,11 @@ func (s *Store) Feeds(ctx context.Context) ([]Feed, error) {
 	return feeds, rows.Err()
 }
 
-// ErrNoFeed means no feed record has that URL.
-var ErrNoFeed = errors.New("no such feed")
-
 // Feed returns the record of one subscribed URL.
-func (s *Store) Feed(ctx context.Context, url string) (Feed, error) {
+func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
 	f, err := scanFeed(s.db.QueryRowContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = ?", url))
 	if errors.Is(err, sql.ErrNoRows) {
-		return f, fmt.Errorf("%w: %s", ErrNoFeed, url)
+		return f, fmt.Errorf("%w: %s", store.ErrNoFeed, url)
 	}
 	return f, err
 }
@@ -120,7 +69,7 @@ func (s *Store) Feed(ctx context.Context, url string) (Feed, error) {
 // SyncSubscriptions makes the subscriptions match the configuration:
 // feed records are created for new URLs, a new subscription is stamped
 // with now (so its first digest takes only the newest entries), and
-// subscriptions no longer configured are dropped. Feed records and their
+// subscriptions no longer configured are dropped. domain.Feed records and their
 // entries stay, for other subscribers and for a later re-subscription.
 // Only the differences are written: an hourly run usually writes nothing.
 func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string, now time.Time) error {

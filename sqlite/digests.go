@@ -1,59 +1,22 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"feeddigest/domain"
+	"feeddigest/store"
 )
-
-// FirstDigestLimit is how many of a feed's newest entries a user's first
-// digest, or a feed newly added to a user, shows.
-const FirstDigestLimit = 5
-
-// Notice records, inside a digest, a feed that changed for good.
-type Notice struct {
-	FeedURL string `json:"feed_url"`
-	Kind    string `json:"kind"` // gone, dead, moved, origin
-	NewURL  string `json:"new_url,omitempty"`
-	Detail  string `json:"detail,omitempty"`
-}
-
-// Digest is one built digest of one user for one local date.
-type Digest struct {
-	User       string
-	Date       string // local date, YYYY-MM-DD
-	Since      time.Time
-	BuiltAt    time.Time
-	Notices    []Notice
-	EntryCount int
-	RenderedAt time.Time
-	SendWanted bool
-	SentAt     time.Time
-	SendError  string
-	// SendStarted is set while a send is in progress. Still set at the
-	// next run, it means the run died mid-send: the mail may or may not
-	// have gone, and it is not sent again automatically.
-	SendStarted time.Time
-	// Failed sends: how many, when the last failed (its error is
-	// SendError), and whether that failure was permanent (a 5xx reply, a
-	// refused login) rather than passing.
-	SendAttempts  int
-	SendFailedAt  time.Time
-	SendPermanent bool
-	// SendGivenUp is when retrying stopped for good, and why.
-	SendGivenUp    time.Time
-	SendGivenUpWhy string
-}
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
 	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
 
-func scanDigest(row scanner) (Digest, error) {
-	var d Digest
+func scanDigest(row scanner) (domain.Digest, error) {
+	var d domain.Digest
 	var since, built, rendered, sent, started, failed, givenUp int64
 	var wanted, permanent int
 	var notices string
@@ -70,13 +33,13 @@ func scanDigest(row scanner) (Digest, error) {
 	return d, nil
 }
 
-func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]Digest, error) {
+func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list digests: %w", err)
 	}
 	defer rows.Close()
-	var out []Digest
+	var out []domain.Digest
 	for rows.Next() {
 		d, err := scanDigest(rows)
 		if err != nil {
@@ -98,30 +61,30 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 }
 
 // Digests lists a user's digests, newest date first.
-func (s *Store) Digests(ctx context.Context, user string) ([]Digest, error) {
+func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE user = ? ORDER BY date DESC", user)
 }
 
 // Unrendered lists digests whose pages are not written yet, oldest first.
-func (s *Store) Unrendered(ctx context.Context) ([]Digest, error) {
+func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE rendered_at = 0 ORDER BY built_at, user")
 }
 
 // Unsent lists digests that want sending, are not sent yet, were not
 // given up, and whose last attempt (if any) failed cleanly; oldest first.
-func (s *Store) Unsent(ctx context.Context) ([]Digest, error) {
+func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 AND send_given_up = 0 ORDER BY built_at, user")
 }
 
 // NotSent lists every digest that wants sending and is not sent: those
 // still to be tried, those cut off by a crash, and those given up at or
 // after since; oldest first. For showing why mail did not go out.
-func (s *Store) NotSent(ctx context.Context, since time.Time) ([]Digest, error) {
+func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND (send_given_up = 0 OR send_given_up >= ?) ORDER BY built_at, user", unix(since))
 }
 
 // InterruptedSends lists digests whose send was cut off by a crash.
-func (s *Store) InterruptedSends(ctx context.Context) ([]Digest, error) {
+func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started != 0 ORDER BY built_at, user")
 }
 
@@ -137,12 +100,8 @@ func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Ti
 	return err
 }
 
-// MarkSent records a sent digest (err nil) or a failed attempt to send
-// it (a passing failure; see MarkSendFailed).
-func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time, sendErr error) error {
-	if sendErr != nil {
-		return s.MarkSendFailed(ctx, user, date, now, sendErr.Error(), false)
-	}
+// MarkSent records a digest sent at now.
+func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE digests SET sent_at = ?, send_error = '' WHERE user = ? AND date = ?", unix(now), user, date)
 	return err
 }
@@ -163,23 +122,20 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
-// ErrDigestExists means a digest for that user and date was built already.
-var ErrDigestExists = errors.New("digest already built")
-
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
-// previous digest was built (at most FirstDigestLimit of each feed's
+// previous digest was built (at most store.FirstDigestLimit of each feed's
 // newest for a first digest or a newly added feed), never an entry the
 // user was already given, and notices of feeds that went away or moved.
-func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (Digest, error) {
-	d := Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+	d := domain.Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var exists int
 		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM digests WHERE user = ? AND date = ?", user, date).Scan(&exists); err != nil {
 			return err
 		}
 		if exists > 0 {
-			return fmt.Errorf("%w: %s %s", ErrDigestExists, user, date)
+			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
 		}
 		var prevBuilt int64
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(built_at), 0) FROM digests WHERE user = ?", user).Scan(&prevBuilt); err != nil {
@@ -207,10 +163,10 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 		return nil
 	})
 	if err != nil {
-		return Digest{}, fmt.Errorf("build digest %s %s: %w", user, date, err)
+		return domain.Digest{}, fmt.Errorf("build digest %s %s: %w", user, date, err)
 	}
 	if d.Notices == nil {
-		d.Notices = []Notice{}
+		d.Notices = []domain.Notice{}
 	}
 	return d, nil
 }
@@ -227,7 +183,7 @@ const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = 
 // previous digest was built at since (0: none). A feed the user already
 // has brings the entries first seen since then. A feed not yet introduced
 // (the user's first digest, a feed newly added, or one that could not be
-// read until now) brings its FirstDigestLimit newest entries, and the
+// read until now) brings its store.FirstDigestLimit newest entries, and the
 // others are withheld for good: they were first seen before this digest,
 // so a window on first_seen would offer them again next time. A feed not
 // yet read at all stays unintroduced, so that its backlog, when it comes,
@@ -285,12 +241,12 @@ func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int
 func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) ([]int64, error) {
 	const candidates = `SELECT e.id FROM entries e WHERE e.feed_id = ?2 AND e.first_seen <= ?3 AND ` +
 		notGivenTo + ` ORDER BY ` + newestFirst
-	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", FirstDigestLimit), user, feedID, now)
+	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO withheld_entries (user, entry_id) `+
-		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", FirstDigestLimit),
+		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", store.FirstDigestLimit),
 		user, feedID, now); err != nil {
 		return nil, fmt.Errorf("withhold older entries: %w", err)
 	}
@@ -319,7 +275,7 @@ func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int
 }
 
 // digestNotices finds the user's feeds whose fate changed in (since, now].
-func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]Notice, error) {
+func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]domain.Notice, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT f.url, f.effective_url, f.pending_url, f.gone_at, f.dead_at,
 		f.moved_at, f.origin_flag_at, f.last_error FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
 		WHERE s.user = ? ORDER BY f.url`, user)
@@ -328,7 +284,7 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 	}
 	defer rows.Close()
 	in := func(t int64) bool { return t > since && t <= now }
-	var out []Notice
+	var out []domain.Notice
 	for rows.Next() {
 		var url, eff, pending, lastErr string
 		var gone, dead, moved, origin int64
@@ -337,34 +293,23 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 		}
 		switch {
 		case in(gone):
-			out = append(out, Notice{FeedURL: url, Kind: "gone"})
+			out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeGone})
 		case in(dead):
-			out = append(out, Notice{FeedURL: url, Kind: "dead", Detail: "last error: " + lastErr})
+			out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeDead, Detail: "last error: " + lastErr})
 		}
 		if in(moved) {
-			out = append(out, Notice{FeedURL: url, Kind: "moved", NewURL: eff})
+			out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeMoved, NewURL: eff})
 		}
 		if in(origin) && pending != "" {
-			out = append(out, Notice{FeedURL: url, Kind: "origin", NewURL: pending})
+			out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeOrigin, NewURL: pending})
 		}
 	}
 	return out, rows.Err()
 }
 
-// DigestEntries returns the entries of one digest, grouped by feed URL in
-// subscription order, newest first within a feed.
-func (s *Store) DigestEntries(ctx context.Context, user, date string) ([]Entry, error) {
-	entries, _, err := s.DigestListing(ctx, user, date, 0)
-	return entries, err
-}
-
-// DigestListing returns what a digest lists: at most perFeed of each
-// feed's newest entries in it (all when perFeed <= 0), ordered as
-// DigestEntries orders them, and for each feed URL how many more entries
-// the digest holds beyond those. The others were delivered with the
-// digest all the same (they never show in a later one); only their texts
-// are not read.
-func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]Entry, map[string]int, error) {
+// DigestListing returns what a digest lists (see store.Reader): at most
+// perFeed of each feed's newest entries, and how many more per feed URL.
+func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
 		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
@@ -377,10 +322,10 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}
 	defer rows.Close()
-	var out []Entry
+	var out []domain.Entry
 	more := map[string]int{}
 	for rows.Next() {
-		var e Entry
+		var e domain.Entry
 		var pub, seen int64
 		var total int
 		var contentZ, summaryZ []byte

@@ -1,9 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"feeddigest/store"
 )
 
 // migrations are applied in order; the index+1 is the schema version kept
@@ -139,8 +141,8 @@ var migrations = []string{
 	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
 }
 
-// SchemaVersion is the version a migrated file has.
-var SchemaVersion = len(migrations)
+// schemaVersion is the version a migrated file has.
+var schemaVersion = len(migrations)
 
 func (s *Store) migrate(ctx context.Context) error {
 	var version int
@@ -148,7 +150,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if version > len(migrations) {
-		return &SchemaError{Have: version, Want: len(migrations)}
+		return &store.SchemaError{Have: version, Want: len(migrations)}
 	}
 	for v := version; v < len(migrations); v++ {
 		err := s.inTx(ctx, func(tx *sql.Tx) error {

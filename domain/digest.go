@@ -1,0 +1,49 @@
+package domain
+
+import "time"
+
+// Digest is one built digest of one user for one local date, and what
+// became of its sending.
+type Digest struct {
+	User       string
+	Date       string // local date, YYYY-MM-DD
+	Since      time.Time
+	BuiltAt    time.Time
+	Notices    []Notice
+	EntryCount int
+	RenderedAt time.Time
+	SendWanted bool
+	SentAt     time.Time
+	SendError  string
+	// SendStarted is set while a send is in progress. Still set at the
+	// next run, it means the run died mid-send: the mail may or may not
+	// have gone, and it is not sent again automatically.
+	SendStarted time.Time
+	// Failed sends: how many, when the last failed (its error is
+	// SendError), and whether that failure was permanent (a 5xx reply, a
+	// refused login) rather than passing.
+	SendAttempts  int
+	SendFailedAt  time.Time
+	SendPermanent bool
+	// SendGivenUp is when retrying stopped for good, and why.
+	SendGivenUp    time.Time
+	SendGivenUpWhy string
+}
+
+// Notice records, inside a digest, a feed that changed for good.
+type Notice struct {
+	FeedURL string     `json:"feed_url"`
+	Kind    NoticeKind `json:"kind"`
+	NewURL  string     `json:"new_url,omitempty"`
+	Detail  string     `json:"detail,omitempty"`
+}
+
+// NoticeKind says how a feed changed.
+type NoticeKind string
+
+const (
+	NoticeGone   NoticeKind = "gone"   // 410: no longer polled
+	NoticeDead   NoticeKind = "dead"   // 90 days of errors: no longer polled
+	NoticeMoved  NoticeKind = "moved"  // a permanent redirect, followed: NewURL
+	NoticeOrigin NoticeKind = "origin" // a permanent redirect to another site, not followed: the user should check NewURL
+)

@@ -1,0 +1,19 @@
+package domain
+
+import "time"
+
+// Entry is one feed entry: as parsed from a body (Key to Published), and
+// as stored (with its ID, its feed, and when it was first seen).
+type Entry struct {
+	ID        int64
+	FeedID    int64
+	FeedURL   string
+	Key       string // identity within the feed: "id:<guid>", else "link:<url>", else "hash:<sha256 of title and content>"
+	Title     string // may be empty: pages derive a display title
+	Link      string // the entry's own URL, absolute when parsed
+	Content   string // raw HTML from the feed (full content), unsanitised
+	Summary   string // raw HTML/text summary, unsanitised; shown when Content is empty
+	Author    string
+	Published time.Time // zero when the feed gave no usable date
+	FirstSeen time.Time
+}

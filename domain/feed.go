@@ -1,0 +1,100 @@
+package domain
+
+import "time"
+
+// Feed is everything kept about one subscribed feed URL: its identity,
+// the validators of the last body, what was learned about its server, and
+// when it may be polled next.
+type Feed struct {
+	ID           int64
+	URL          string // as configured: the subscription's identity
+	EffectiveURL string // where it is polled after a permanent redirect; "" = URL
+	PendingURL   string // a permanent redirect to another origin, waiting for the user
+	Title        string
+	SiteURL      string
+
+	// Validators and body hash, stored exactly as received.
+	ETag         string
+	LastModified string
+	BodyHash     string
+	BodyError    string // the body they describe is not a usable feed: why; "" when it is
+	Repaired     string // what was mended in the last body read, "" when nothing
+
+	LastSuccess time.Time
+	LastStatus  int
+	LastError   string
+
+	// Schedule is when the feed may be polled next, and why.
+	Schedule
+
+	MovedAt      time.Time // EffectiveURL changed by a permanent redirect
+	MovedFrom    string
+	OriginFlagAt time.Time // PendingURL was set
+
+	// Learned server behaviour (see fetch: when HEAD pays).
+	Answers304         bool
+	RefusesHEAD        bool
+	IgnoresConditional bool
+
+	TTL   time.Duration // the feed's own ttl / sy:updatePeriod hint
+	Polls int           // polls that got an answer with a body or 304
+}
+
+// Schedule is the scheduling part of a feed record: what the polling
+// rules (package schedule) read and decide after each poll.
+type Schedule struct {
+	LastPoll      time.Time
+	NextPoll      time.Time     // no scheduled poll before this
+	Reason        string        // why NextPoll is where it is
+	ErrorCount    int           // consecutive failed polls
+	FirstError    time.Time     // start of the current run of errors
+	RetryPending  bool          // failed for a passing reason: poll again when allowed
+	GoneAt        time.Time     // 410: never polled again
+	DeadAt        time.Time     // 90 days of errors: no longer polled
+	OverflowGap   time.Duration // >0: extra polls every gap, to not miss entries
+	NextExtraPoll time.Time
+}
+
+// PollURL is the URL a poll should request.
+func (f Feed) PollURL() string {
+	if f.EffectiveURL != "" {
+		return f.EffectiveURL
+	}
+	return f.URL
+}
+
+// FeedState is a feed's health, as the status page and command show it.
+type FeedState string
+
+const (
+	FeedNew       FeedState = "new"     // never polled yet
+	FeedOK        FeedState = "ok"      // the last poll succeeded
+	FeedFailing   FeedState = "failing" // the last polls failed; retried after a penalty
+	FeedGone      FeedState = "gone"    // 410: never polled again
+	FeedDead      FeedState = "dead"    // only errors for 90 days: no longer polled
+	FeedMoved     FeedState = "moved"   // polled at the target of a permanent redirect
+	FeedMovedAway FeedState = "moved to another site?"
+)
+
+// State is the feed's health: the first of gone, dead, failing, moved
+// (to another site, waiting for the user, or followed), new, ok.
+func (f Feed) State() FeedState {
+	switch {
+	case !f.GoneAt.IsZero():
+		return FeedGone
+	case !f.DeadAt.IsZero():
+		return FeedDead
+	case f.ErrorCount > 0:
+		return FeedFailing
+	case f.PendingURL != "":
+		return FeedMovedAway
+	case f.EffectiveURL != "":
+		return FeedMoved
+	case f.LastPoll.IsZero():
+		return FeedNew
+	}
+	return FeedOK
+}
+
+// Stopped says whether a feed in this state is never polled again.
+func (s FeedState) Stopped() bool { return s == FeedGone || s == FeedDead }

@@ -1,0 +1,178 @@
+// Package sqlite keeps feeddigest's state (the contract of package store)
+// in one SQLite file, held by one run at a time. All of feeddigest's SQL
+// lives here.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite" // database/sql driver "sqlite", no cgo
+
+	"feeddigest/store"
+)
+
+// Store is an open state file, held exclusively by this process (Open),
+// or read beside the run that holds it (OpenReader).
+type Store struct {
+	db   *sql.DB
+	lock *os.File
+	path string
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the state file at path, takes the
+// exclusive run lock and migrates the schema. A second Open of the same
+// file, from this or another process, fails at once with store.ErrLocked.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("state folder: %w", err)
+	}
+	lock, err := acquireLock(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	exists, err := checkExisting(ctx, path)
+	if err == nil && !exists {
+		err = create(ctx, path)
+	}
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single
+	// connection makes every statement see the same transaction state.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, lock: lock, path: path}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
+	}
+	return s, nil
+}
+
+// dsn opens the file in WAL mode with synchronous=NORMAL: every commit
+// survives the process being killed at any instant (the WAL is replayed on
+// the next open), and the state stays consistent even on power loss, when
+// at worst the last few commits are redone by the next run. FULL would add
+// an fsync to every feed's commit for no gain against kill -9.
+func dsn(path string) string {
+	return fileURI(path, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+}
+
+// fileURI is the SQLite URI of the file at path: the path absolute and
+// escaped, so that a '#', '?' or '%' in it is part of the name (joined as
+// text, "hash#x/state.db" opened "./hash", and the lock beside the real
+// path guarded nothing).
+func fileURI(path, query string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: query}
+	return u.String()
+}
+
+// acquireLock takes a non-blocking flock on a side file. The kernel drops
+// the lock when the process dies, so a killed run never leaves it stuck.
+func acquireLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (%s)", store.ErrLocked, path)
+		}
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	return f, nil
+}
+
+// Close closes the database and releases the lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+		s.lock.Close()
+		s.lock = nil
+	}
+	return err
+}
+
+// unix stores a time as Unix seconds, the zero time as 0.
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func fromUnix(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(v, 0).UTC()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// inTx runs fn in one transaction, rolled back on error.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// OpenReader opens an existing state file for reading only, without the
+// run lock, so that `status` works while a run is in progress.
+func OpenReader(ctx context.Context, path string) (*Store, error) {
+	exists, err := checkExisting(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%w at %s: %w", store.ErrNoState, path, fs.ErrNotExist)
+	}
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
+	}
+	if version != schemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("state %s: %w", path, &store.SchemaError{Have: version, Want: schemaVersion})
+	}
+	return &Store{db: db, path: path}, nil
+}

@@ -1,0 +1,623 @@
+// Package storetest is the behaviour every implementation of the store
+// contract keeps, as tests: an implementation's own tests call Run with a
+// way to make fresh stores, so that SQLite and any other state run the
+// same suite.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"feeddigest/domain"
+	"feeddigest/store"
+)
+
+// NewStore makes a fresh, empty store for one test, closed when the test
+// ends, and with it a function that opens the same state again as the
+// next run would, once the first is closed.
+type NewStore func(t *testing.T) (s store.Store, reopen func(t *testing.T) store.Store)
+
+// Run runs every behaviour test of the contract against stores made by
+// newStore.
+func Run(t *testing.T, newStore NewStore) {
+	tests := []struct {
+		name string
+		run  func(*testing.T, NewStore)
+	}{
+		{"FeedRecordsReadBackAsWritten", testFeedRecordsReadBackAsWritten},
+		{"EntriesStoredOnceWithFirstSeen", testEntriesStoredOnceWithFirstSeen},
+		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
+		{"EntryTextsReadBack", testEntryTextsReadBack},
+		{"SubscriptionsFollowTheConfig", testSubscriptionsFollowTheConfig},
+		{"DigestWindowsNeverRepeat", testDigestWindowsNeverRepeat},
+		{"FirstDigestWithholdsTheOlderEntries", testFirstDigestWithholdsTheOlderEntries},
+		{"DigestListingCapsEachFeed", testDigestListingCapsEachFeed},
+		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
+		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
+		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
+		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
+		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
+		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
+	}
+}
+
+var ctx = context.Background()
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func fresh(t *testing.T, newStore NewStore) store.Store {
+	s, _ := newStore(t)
+	return s
+}
+
+func subscribe(t *testing.T, s store.Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
+	t.Helper()
+	if err := s.SyncSubscriptions(ctx, subs, now); err != nil {
+		t.Fatal(err)
+	}
+	feeds, err := s.Feeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]domain.Feed{}
+	for _, f := range feeds {
+		out[f.URL] = f
+	}
+	return out
+}
+
+// save saves a poll of f at now that found entries with keys.
+func save(t *testing.T, s store.Store, f domain.Feed, now time.Time, keys ...string) store.SaveStats {
+	t.Helper()
+	var entries []domain.Entry
+	for _, k := range keys {
+		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k})
+	}
+	f.LastPoll = now
+	st, err := savePoll(s, f, entries, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// savePoll saves a poll as the pipeline does: the entries, then the
+// record, in one transaction.
+func savePoll(s store.Store, f domain.Feed, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+	tx, err := s.BeginPoll(ctx, f.ID)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	defer tx.Rollback()
+	st, err := tx.SaveEntries(ctx, entries, now)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	if err := tx.UpdateFeed(ctx, f); err != nil {
+		return store.SaveStats{}, err
+	}
+	return st, tx.Commit()
+}
+
+// inUTC is f with its times in UTC, to compare with ==.
+func inUTC(f domain.Feed) domain.Feed {
+	for _, t := range []*time.Time{&f.LastSuccess, &f.LastPoll, &f.NextPoll, &f.FirstError, &f.GoneAt, &f.DeadAt,
+		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt} {
+		*t = t.UTC()
+	}
+	return f
+}
+
+func digestEntries(t *testing.T, s store.Store, user, date string) []domain.Entry {
+	t.Helper()
+	entries, _, err := s.DigestListing(ctx, user, date, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+func digestKeys(t *testing.T, s store.Store, user, date string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, e := range digestEntries(t, s, user, date) {
+		out[e.Key] = true
+	}
+	return out
+}
+
+func tenKeys() []string {
+	var keys []string
+	for i := 1; i <= 10; i++ {
+		keys = append(keys, fmt.Sprintf("id:%d", i))
+	}
+	return keys
+}
+
+// Every field of a feed record comes back as it was written, times to
+// the second.
+func testFeedRecordsReadBackAsWritten(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if f.ID == 0 || f.URL != "https://a.example/feed" || f.State() != domain.FeedNew {
+		t.Fatalf("new feed record %+v", f)
+	}
+	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	want := domain.Feed{
+		ID: f.ID, URL: f.URL, EffectiveURL: "https://b.example/feed", PendingURL: "https://c.example/feed",
+		Title: "A feed", SiteURL: "https://a.example/", ETag: `W/"1"`, LastModified: "Sat, 21 Nov 2026 11:00:00 GMT",
+		BodyHash: "abc", BodyError: "not a feed", Repaired: "bare ampersands",
+		LastSuccess: at(1), LastStatus: 200, LastError: "HTTP 503",
+		Schedule: domain.Schedule{LastPoll: at(2), NextPoll: at(3), Reason: "penalty (404)", ErrorCount: 2, FirstError: at(4),
+			RetryPending: true, GoneAt: at(5), DeadAt: at(6), OverflowGap: 2 * time.Hour, NextExtraPoll: at(7)},
+		MovedAt: at(8), MovedFrom: "https://a.example/old", OriginFlagAt: at(9),
+		Answers304: true, RefusesHEAD: true, IgnoresConditional: true, TTL: 90 * time.Minute, Polls: 7,
+	}
+	if _, err := savePoll(s, want, nil, at(2)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Feed(ctx, f.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Feeds(ctx)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("Feeds: %v %v", all, err)
+	}
+	for _, g := range []domain.Feed{got, all[0]} {
+		if inUTC(g) != want {
+			t.Errorf("read back\n%+v\nwant\n%+v", g, want)
+		}
+	}
+	if _, err := s.Feed(ctx, "https://none.example/feed"); !errors.Is(err, store.ErrNoFeed) {
+		t.Errorf("unknown feed: %v, want ErrNoFeed", err)
+	}
+	other := want
+	other.ID = f.ID + 1000
+	tx, err := s.BeginPoll(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := tx.UpdateFeed(ctx, other); err == nil {
+		t.Error("the poll of one feed wrote the record of another")
+	}
+}
+
+func testEntriesStoredOnceWithFirstSeen(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if st := save(t, s, f, t0, "id:1", "id:2"); st.New != 2 || st.Known != 0 {
+		t.Fatalf("first save %+v", st)
+	}
+	if st := save(t, s, f, t0.Add(time.Hour), "id:2", "id:3"); st.New != 1 || st.Known != 1 {
+		t.Fatalf("second save %+v", st)
+	}
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]time.Time{}
+	for _, e := range digestEntries(t, s, "ada", "2026-11-21") {
+		seen[e.Key] = e.FirstSeen
+	}
+	if d.EntryCount != 3 || !seen["id:2"].Equal(t0) || !seen["id:3"].Equal(t0.Add(time.Hour)) {
+		t.Fatalf("digest %+v first seen %v", d, seen)
+	}
+}
+
+// A poll's save that is not committed leaves neither its entries nor its
+// record: a run that dies before the commit polls the feed again.
+func testUncommittedPollLeavesNothing(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	tx, err := s.BeginPoll(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.SaveEntries(ctx, []domain.Entry{{Key: "id:1"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	changed := f
+	changed.ETag, changed.LastPoll = `"new"`, t0
+	if err := tx.UpdateFeed(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Feed(ctx, f.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := s.EntryCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inUTC(got) != f || counts[f.URL] != 0 {
+		t.Errorf("after a rollback: record %+v, %d entries", got, counts[f.URL])
+	}
+	// Committed, it stays; a Rollback deferred after the Commit undoes nothing.
+	if _, err := savePoll(s, changed, []domain.Entry{{Key: "id:1"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Feed(ctx, f.URL)
+	counts, _ = s.EntryCounts(ctx)
+	if got.ETag != `"new"` || counts[f.URL] != 1 {
+		t.Errorf("after a commit: etag %q, %d entries", got.ETag, counts[f.URL])
+	}
+}
+
+func testEntryTextsReadBack(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	long := ""
+	for range 200 {
+		long += "<p>Some paragraph of a post.</p>"
+	}
+	published := t0.Add(-time.Hour)
+	in := domain.Entry{Key: "id:new", Title: "Title", Link: "https://a.example/new", Content: long, Summary: "sum",
+		Author: "Ada", Published: published}
+	if _, err := savePoll(s, f, []domain.Entry{in}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	entries := digestEntries(t, s, "ada", "2026-11-21")
+	if len(entries) != 1 {
+		t.Fatalf("%d entries, want 1", len(entries))
+	}
+	want := in
+	want.ID, want.FeedID, want.FeedURL, want.FirstSeen = entries[0].ID, f.ID, f.URL, t0
+	got := entries[0]
+	got.Published, got.FirstSeen = got.Published.UTC(), got.FirstSeen.UTC()
+	if got != want || got.ID == 0 {
+		t.Errorf("entry read back\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func testSubscriptionsFollowTheConfig(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/1", "https://a.example/2"}, "bob": {"https://a.example/2"}}, t0)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/2"}}, t0.Add(time.Hour))
+	subs, err := s.Subscribers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs["https://a.example/1"]) != 0 || len(subs["https://a.example/2"]) != 1 || subs["https://a.example/2"][0] != "ada" {
+		t.Errorf("subscribers %v", subs)
+	}
+}
+
+func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	save(t, s, f, t0, "id:1")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	// An entry seen in the same second as the build, after it (a later pass
+	// with the same clock), must come in the next digest, and only there.
+	save(t, s, f, t0, "id:2")
+	save(t, s, f, t0.Add(time.Hour), "id:3")
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.EntryCount != 2 {
+		t.Errorf("second digest has %d entries, want 2 (id:2, id:3)", d2.EntryCount)
+	}
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	if d3.EntryCount != 0 {
+		t.Errorf("third digest repeats %d entries", d3.EntryCount)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(37*time.Hour), false); !errors.Is(err, store.ErrDigestExists) {
+		t.Errorf("rebuilding a digest: %v", err)
+	}
+	if has, err := s.HasDigest(ctx, "ada", "2026-11-23"); !has || err != nil {
+		t.Errorf("HasDigest of a built digest: %v %v", has, err)
+	}
+	if has, err := s.HasDigest(ctx, "ada", "2026-11-24"); has || err != nil {
+		t.Errorf("HasDigest of a digest not built: %v %v", has, err)
+	}
+}
+
+// Entries first seen by a first digest and not shown by it never come
+// later, though they were first seen in the very second it was built.
+func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
+	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
+	save(t, s, a, t0, tenKeys()...)
+	d1, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1.EntryCount != store.FirstDigestLimit {
+		t.Fatalf("first digest has %d entries, want %d", d1.EntryCount, store.FirstDigestLimit)
+	}
+	// Feed b is read only after the first digest: its first digest is the
+	// next one, cut the same way.
+	save(t, s, b, t0.Add(time.Hour), tenKeys()...)
+	save(t, s, a, t0.Add(time.Hour), "id:11")
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.EntryCount != 1+store.FirstDigestLimit {
+		t.Errorf("second digest has %d entries, want id:11 and 5 of feed b", d2.EntryCount)
+	}
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	if d3.EntryCount != 0 {
+		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
+	}
+}
+
+func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
+	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
+	// Both feeds were read before the first digest, which introduces
+	// them: the next digest is an ordinary one, not a first look.
+	save(t, s, a, t0, "id:a-old")
+	save(t, s, b, t0, "id:b-old")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := range 12 {
+		keys = append(keys, fmt.Sprintf("id:a%d", i))
+	}
+	save(t, s, a, t0.Add(time.Hour), keys...)
+	save(t, s, b, t0.Add(time.Hour), "id:b0", "id:b1")
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, more, err := s.DigestListing(ctx, "ada", "2026-11-21", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perFeed := map[string]int{}
+	for _, e := range entries {
+		perFeed[e.FeedURL]++
+	}
+	if d.EntryCount != 14 || perFeed[a.URL] != 5 || perFeed[b.URL] != 2 || more[a.URL] != 7 || more[b.URL] != 0 {
+		t.Errorf("digest of %d entries lists %v, more %v; want 5 and 2 listed, 7 more", d.EntryCount, perFeed, more)
+	}
+	if all := digestEntries(t, s, "ada", "2026-11-21"); len(all) != 14 {
+		t.Errorf("the whole listing: %d entries, want all 14", len(all))
+	}
+	// The entries not listed were delivered: the next digest has none of them.
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false)
+	if err != nil || next.EntryCount != 0 {
+		t.Errorf("next digest has %d entries (%v), want 0", next.EntryCount, err)
+	}
+}
+
+// A digest tells once of each feed of the user that went away or moved
+// since the previous digest.
+func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	urls := []string{"https://gone.example/feed", "https://dead.example/feed", "https://moved.example/feed", "https://origin.example/feed"}
+	feeds := subscribe(t, s, map[string][]string{"ada": urls}, t0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	then := t0.Add(time.Hour)
+	gone, dead, moved, origin := feeds[urls[0]], feeds[urls[1]], feeds[urls[2]], feeds[urls[3]]
+	gone.GoneAt = then
+	dead.DeadAt, dead.LastError = then, "HTTP 500"
+	moved.MovedAt, moved.EffectiveURL = then, "https://moved.example/new"
+	origin.OriginFlagAt, origin.PendingURL = then, "https://elsewhere.example/feed"
+	for _, f := range []domain.Feed{gone, dead, moved, origin} {
+		if _, err := savePoll(s, f, nil, then); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.Notice{
+		{FeedURL: urls[1], Kind: domain.NoticeDead, Detail: "last error: HTTP 500"},
+		{FeedURL: urls[0], Kind: domain.NoticeGone},
+		{FeedURL: urls[2], Kind: domain.NoticeMoved, NewURL: "https://moved.example/new"},
+		{FeedURL: urls[3], Kind: domain.NoticeOrigin, NewURL: "https://elsewhere.example/feed"},
+	}
+	if !slices.Equal(d.Notices, want) {
+		t.Errorf("notices %+v\nwant %+v", d.Notices, want)
+	}
+	stored, err := s.Digests(ctx, "ada")
+	if err != nil || len(stored) != 2 || stored[0].Date != "2026-11-21" || !slices.Equal(stored[0].Notices, want) {
+		t.Errorf("digests as stored, newest first: %+v (%v)", stored, err)
+	}
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(26*time.Hour), false)
+	if err != nil || len(next.Notices) != 0 {
+		t.Errorf("the next digest tells again: %+v (%v)", next.Notices, err)
+	}
+}
+
+// A digest is listed as unrendered until its pages are written, and as
+// unsent until it is sent; a send that started and never ended is
+// interrupted, and not tried again.
+func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "bob", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	dates := func(ds []domain.Digest, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.User+"/"+d.Date)
+		}
+		return out
+	}
+	if got := dates(s.Unrendered(ctx)); !slices.Equal(got, []string{"ada/2026-11-21", "bob/2026-11-21"}) {
+		t.Errorf("unrendered %v", got)
+	}
+	if err := s.MarkRendered(ctx, "ada", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := dates(s.Unrendered(ctx)); !slices.Equal(got, []string{"bob/2026-11-21"}) {
+		t.Errorf("unrendered after ada's pages %v", got)
+	}
+	if got := dates(s.Unsent(ctx)); !slices.Equal(got, []string{"ada/2026-11-21"}) {
+		t.Errorf("unsent %v, want only the digest that wants sending", got)
+	}
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := dates(s.Unsent(ctx)); len(got) != 0 {
+		t.Errorf("a send in progress is to be sent again: %v", got)
+	}
+	if got := dates(s.InterruptedSends(ctx)); !slices.Equal(got, []string{"ada/2026-11-21"}) {
+		t.Errorf("interrupted %v", got)
+	}
+	if got := dates(s.NotSent(ctx, t0)); !slices.Equal(got, []string{"ada/2026-11-21"}) {
+		t.Errorf("not sent %v", got)
+	}
+	if err := s.MarkSent(ctx, "ada", "2026-11-21", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for name, list := range map[string][]string{"unsent": dates(s.Unsent(ctx)), "interrupted": dates(s.InterruptedSends(ctx)),
+		"not sent": dates(s.NotSent(ctx, t0))} {
+		if len(list) != 0 {
+			t.Errorf("%s after the send: %v", name, list)
+		}
+	}
+	ds, err := s.Digests(ctx, "ada")
+	if err != nil || len(ds) != 1 || !ds[0].SentAt.Equal(t0.Add(time.Minute)) || !ds[0].RenderedAt.Equal(t0) || !ds[0].SendWanted {
+		t.Errorf("digest record %+v (%v)", ds, err)
+	}
+}
+
+func testSendFailuresAreRecorded(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
+	for i, date := range []string{"2026-11-21", "2026-11-22"} {
+		if _, err := s.BuildDigest(ctx, "ada", date, t0.Add(time.Duration(i)*24*time.Hour), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := t0.Add(25 * time.Hour)
+	if err := s.MarkSendFailed(ctx, "ada", "2026-11-21", t0, "451 later", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkSendFailed(ctx, "ada", "2026-11-21", later, "535 refused", true); err != nil {
+		t.Fatal(err)
+	}
+	unsent, err := s.Unsent(ctx)
+	if err != nil || len(unsent) != 2 {
+		t.Fatalf("unsent %v (%v), want both digests", unsent, err)
+	}
+	d := unsent[0]
+	if d.SendAttempts != 2 || !d.SendFailedAt.Equal(later) || !d.SendPermanent || d.SendError != "535 refused" {
+		t.Errorf("send record %+v", d)
+	}
+	if err := s.GiveUpSend(ctx, "ada", "2026-11-21", later, "superseded"); err != nil {
+		t.Fatal(err)
+	}
+	if unsent, _ := s.Unsent(ctx); len(unsent) != 1 || unsent[0].Date != "2026-11-22" {
+		t.Errorf("a digest given up is still to be sent: %v", unsent)
+	}
+	notSent, _ := s.NotSent(ctx, later)
+	if len(notSent) != 2 || notSent[0].SendGivenUpWhy != "superseded" || !notSent[0].SendGivenUp.Equal(later) {
+		t.Errorf("not sent: %+v", notSent)
+	}
+	if notSent, _ := s.NotSent(ctx, later.Add(time.Hour)); len(notSent) != 1 {
+		t.Errorf("a digest given up before since is still listed: %+v", notSent)
+	}
+}
+
+func testAttemptMarkLastsUntilThePollIsSaved(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
+	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
+	for _, f := range []domain.Feed{a, b} {
+		if err := s.BeginAttempt(ctx, f.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(t, s, a, t0, "id:1")
+	// The process dies here: the mark of b is committed, a's is gone.
+	s.Close()
+	s = reopen(t)
+	left, err := s.UnfinishedAttempts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Feed.URL != b.URL || !left[0].Started.Equal(t0) {
+		t.Fatalf("unfinished: %+v, want only %s since %v", left, b.URL, t0)
+	}
+	if err := s.DropAttempts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := s.UnfinishedAttempts(ctx); len(left) != 0 {
+		t.Errorf("after DropAttempts: %+v", left)
+	}
+}
+
+func testPruneKeepsWhatDigestsStillNeed(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	save(t, s, f, t0, "id:old")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	later := t0.AddDate(0, 0, 61)
+	if n, _ := s.Prune(ctx, later.AddDate(0, 0, -60)); n != 0 {
+		t.Fatalf("pruned %d entries of an unrendered digest", n)
+	}
+	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	if n, _ := s.Prune(ctx, later.AddDate(0, 0, -60)); n != 1 {
+		t.Fatalf("pruned %d, want 1", n)
+	}
+	if entries := digestEntries(t, s, "ada", "2026-11-21"); len(entries) != 0 {
+		t.Errorf("a digest still lists %d pruned entries", len(entries))
+	}
+}
+
+func testDropTextsKeepsIdentityAndPendingDigests(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if _, err := savePoll(s, f, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	later := t0.AddDate(0, 0, 20)
+	if n, _ := s.DropTexts(ctx, later.AddDate(0, 0, -14)); n != 0 {
+		t.Fatalf("dropped the text of an entry an unrendered digest needs")
+	}
+	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	if n, _ := s.DropTexts(ctx, later.AddDate(0, 0, -14)); n != 1 {
+		t.Fatalf("dropped %d texts, want 1", n)
+	}
+	entries := digestEntries(t, s, "ada", "2026-11-21")
+	if len(entries) != 1 || entries[0].Title != "One" || entries[0].Content != "" {
+		t.Fatalf("after dropping texts: %+v", entries)
+	}
+	// Its identity stays: seen again, it is not new.
+	if st := save(t, s, f, later, "id:1"); st.New != 0 {
+		t.Errorf("an entry whose text was dropped came back as new")
+	}
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
