@@ -229,7 +229,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &cfgErr) && len(cfgErr.Problems) > 1 {
 		fmt.Fprintf(stderr, "feeddigest: %s in the configuration:\n", cfgErr.Count())
 	}
-	fmt.Fprintf(stderr, "feeddigest: %v\n", err)
+	fmt.Fprintf(stderr, "feeddigest: %v\n", advise(err))
 	return 1
 }
 
