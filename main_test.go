@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/sqlite"
 )
 
@@ -77,16 +76,11 @@ func TestBadNowAndUsage(t *testing.T) {
 	}
 }
 
-func feedServer(t *testing.T) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/missing" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>T</title><item><guid>g1</guid><title>Hello</title><link>https://site.example/hello</link></item></channel></rss>`)
-	}))
-	t.Cleanup(ts.Close)
+// feedServer serves one RSS feed, titled T, at /feed; anything else is
+// 404.
+func feedServer(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	ts.Publish("/feed", feedtest.Feed{Title: "T", Entries: []feedtest.Entry{{ID: "g1", Title: "Hello", Link: "https://site.example/hello"}}})
 	return ts
 }
 
@@ -117,7 +111,7 @@ func TestRunThenStatus(t *testing.T) {
 
 func TestOverlappingRunExitsAtOnce(t *testing.T) {
 	ts := feedServer(t)
-	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL))
+	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL+"/feed"))
 	held, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(path), "state.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +17,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/internal/english"
+	"feeddigest/internal/feedtest"
 	"feeddigest/pipeline"
 )
 
@@ -40,9 +40,11 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 	if err := prepare(out); err != nil {
 		return err
 	}
-	server := newFeedServer(feeds)
-	ts := httptest.NewServer(server)
+	ts := feedtest.New()
 	defer ts.Close()
+	if err := serveSnapshot(ts, feeds, "day1"); err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(out, "config.toml")
 	if err := os.WriteFile(cfgPath, []byte(configText(ts.URL)), 0o644); err != nil {
 		return err
@@ -54,10 +56,14 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo (weekly)\n", ts.URL)
 	fmt.Fprintf(w, "simulating hourly runs from %s to %s\n\n", Start.Format(time.RFC3339), Start.Add(time.Duration(Hours-1)*time.Hour).Format(time.RFC3339))
 	var total pipeline.Summary
+	day2 := false
 	for h := range Hours {
 		now := Start.Add(time.Duration(h) * time.Hour)
-		if !now.Before(SecondDay) {
-			server.setSnapshot("day2")
+		if !now.Before(SecondDay) && !day2 {
+			if err := serveSnapshot(ts, feeds, "day2"); err != nil {
+				return err
+			}
+			day2 = true
 		}
 		sum, err := pipeline.Run(ctx, cfg, pipeline.Options{Now: now})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/mail"
 	"feeddigest/render"
 	"feeddigest/site"
 )
@@ -141,12 +142,35 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 	if !pub.KeepsOutbox() || d.Email == "" {
 		return nil // no outbox, or nobody to write to
 	}
-	msg, err := render.EmailMessage(d, p.cfg.Email.From, p.cfg.SiteURL)
+	msg, err := p.composeEmail(d)
 	if err != nil {
-		return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+		return err
 	}
-	return pub.OutboxMessage(d.User, d.Date, msg)
+	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
+		return err
+	}
+	if p.emails == nil {
+		p.emails = map[string]*mail.Message{}
+	}
+	p.emails[digestKey(d.User, d.Date)] = msg
+	return nil
 }
+
+// composeEmail builds and composes the email of d, once: the outbox and
+// the send step take the same message.
+func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
+	draft, err := render.DigestEmail(d, p.cfg.Email.From, p.cfg.SiteURL)
+	if err != nil {
+		return nil, fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+	}
+	msg, err := mail.ComposeDigest(draft)
+	if err != nil {
+		return nil, fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+	}
+	return msg, nil
+}
+
+func digestKey(user, date string) string { return user + " " + date }
 
 func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
 	all, err := p.st.Digests(ctx, u.Name)

@@ -2,16 +2,18 @@ package pipeline
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"feeddigest/internal/feedtest"
 )
 
 // A feed's language, read from its body, reaches the pages through the
 // state: the entries carry it, and their direction comes from the text.
 func TestFeedLanguageReachesThePage(t *testing.T) {
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pub := feedtest.Start(t)
+	pub.Handle("/feed", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")
 		w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>مدونة</title>
 			<link>https://ar.example/</link><language>ar</language>
@@ -19,8 +21,7 @@ func TestFeedLanguageReachesThePage(t *testing.T) {
 			<description>نص قصير.</description><pubDate>Fri, 20 Nov 2026 10:00:00 +0000</pubDate></item>
 			</channel></rss>`))
 	}))
-	t.Cleanup(server.Close)
-	cfg := testConfig(t, oneUser(t, server.URL+"/feed"), "")
+	cfg := testConfig(t, oneUser(t, pub.URL+"/feed"), "")
 	runAt(t, cfg, "2026-11-21T00:05:00Z")
 	page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html"))
 	for _, want := range []string{

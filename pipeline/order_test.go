@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
 )
 
 // Sections come in the order the user wrote the feeds, gathered in their
 // folders, under the user's own titles: not in the order of the URLs.
 func TestDigestFollowsTheUsersOrderFoldersAndTitles(t *testing.T) {
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	for _, path := range []string{"/z", "/a", "/m"} {
-		pub.add(path, entry(path[1:]+"-1", "2026-11-20T10:00:00Z"))
+		pub.Add(path, entry(path[1:]+"-1", "2026-11-20T10:00:00Z"))
 	}
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
@@ -28,7 +29,7 @@ feeds = [
   "%s",
   { url = "%s", folder = "Work" },
 ]
-`, pub.url("/z"), pub.url("/a"), pub.url("/m")), "")
+`, pub.URL+"/z", pub.URL+"/a", pub.URL+"/m"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 
 	page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html"))

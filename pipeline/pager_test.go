@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/sqlite"
 )
 
@@ -30,11 +31,11 @@ func pageLinks(t *testing.T, page string) map[string]string {
 // before is written again when a new digest comes. Every page's head
 // names the user's Atom feed and the site's own icon.
 func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
-	pub := newPublisher(t)
-	cfg := testConfig(t, oneUser(t, pub.url("/feed")), "")
+	pub := feedtest.Start(t)
+	cfg := testConfig(t, oneUser(t, pub.URL+"/feed"), "")
 	days := []string{"2026-11-21", "2026-11-22", "2026-11-23"}
 	for i, day := range days {
-		pub.add("/feed", entry(fmt.Sprintf("a-%d", i), day+"T00:01:00Z"))
+		pub.Add("/feed", entry(fmt.Sprintf("a-%d", i), day+"T00:01:00Z"))
 		runAt(t, cfg, day+"T00:05:00Z")
 	}
 	dir := filepath.Join(cfg.SiteDir, "ada")
@@ -79,10 +80,8 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 	st.Close()
 	last := filepath.Join(dir, days[2]+".html")
 	before := readFile(t, last)
-	pub.mu.Lock()
-	pub.window = 1 // the poll brings a-9 alone, not a-2's text again
-	pub.mu.Unlock()
-	pub.add("/feed", entry("a-9", "2026-11-24T00:01:00Z"))
+	pub.SetWindow(1) // the poll brings a-9 alone, not a-2's text again
+	pub.Add("/feed", entry("a-9", "2026-11-24T00:01:00Z"))
 	runAt(t, cfg, "2026-11-24T00:05:00Z")
 	if readFile(t, last) != before {
 		t.Error("a page whose entries lost their texts was written again")

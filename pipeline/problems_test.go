@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
 )
 
@@ -37,14 +38,14 @@ func digestTexts(t *testing.T, siteDir, outbox, user, day string) map[string]str
 // A user whose only feed answers 404 every day is told so in every
 // digest, page and email, and never that it was a quiet day.
 func TestFeedThatAnswers404IsNamedEveryDay(t *testing.T) {
-	pub := newPublisher(t)
-	pub.setStatus("/feed", 404)
+	pub := feedtest.Start(t)
+	pub.Respond("/feed", feedtest.Response{Status: 404})
 	cfg := testConfig(t, `
 [[users]]
 name = "ada"
 timezone = "Europe/London"
 email = "ada@example.org"
-feeds = [{ url = "`+pub.url("/feed")+`", title = "Ada's Blog" }]
+feeds = [{ url = "`+pub.URL+`/feed", title = "Ada's Blog" }]
 `, "")
 	for _, day := range []string{"2026-11-21", "2026-11-22", "2026-11-23"} {
 		runAt(t, cfg, day+"T00:05:00Z")
@@ -62,12 +63,12 @@ feeds = [{ url = "`+pub.url("/feed")+`", title = "Ada's Blog" }]
 // A feed never read, without a title in the config, is named by its
 // address: its host alone may be another feed's.
 func TestFeedNeverReadIsNamedByItsAddress(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/good", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.url("/good"), pub.url("/missing.xml")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/good", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/good", pub.URL+"/missing.xml"), "")
 	runAt(t, cfg, "2026-11-21T00:05:00Z")
 	page := readable(readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html")))
-	host := strings.TrimPrefix(pub.url(""), "http://")
+	host := strings.TrimPrefix(pub.URL, "http://")
 	if !strings.Contains(page, host+"/missing.xml: not found (404)") {
 		t.Errorf("the missing feed is not named by its address:\n%s", page)
 	}
@@ -77,12 +78,12 @@ func TestFeedNeverReadIsNamedByItsAddress(t *testing.T) {
 // page written again later says the same, though the feed reads well by
 // then; and a failure before the previous digest is not told again.
 func TestFailedFeedsAreRecordedInTheDigest(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
-	pub.setStatus("/feed", 503)
-	cfg := testConfig(t, oneUser(t, pub.url("/feed")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub.Respond("/feed", feedtest.Response{Status: 503})
+	cfg := testConfig(t, oneUser(t, pub.URL+"/feed"), "")
 	runAt(t, cfg, "2026-11-22T00:05:00Z")
-	pub.setStatus("/feed", 0)
+	pub.Respond("/feed", feedtest.Response{})
 	runAt(t, cfg, "2026-11-22T12:05:00Z") // the retry reads it
 	runAt(t, cfg, "2026-11-23T00:05:00Z") // the next digest links the first page again
 	first := readable(readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html")))

@@ -16,6 +16,7 @@ import (
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/fetch"
+	"feeddigest/mail"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -146,6 +147,10 @@ type pass struct {
 	// daily are the weekly users between digests, whose feeds are still
 	// polled once a day.
 	daily []schedule.DailyPoll
+	// emails holds the digest emails composed for the outbox, by
+	// digestKey, so the send step mails the very message the outbox has
+	// and composes only those written in an earlier run.
+	emails map[string]*mail.Message
 }
 
 func (p *pass) sync(ctx context.Context) error {

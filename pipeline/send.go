@@ -3,12 +3,10 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/mail"
-	"feeddigest/render"
 )
 
 // send mails the digests that want sending and are due a try (see
@@ -69,14 +67,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		return err
 	}
 	for i, d := range digests {
-		u, _ := p.cfg.User(d.User)
-		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		msg, err := p.emailOf(ctx, d, feeds)
 		if err != nil {
 			return err
-		}
-		msg, err := render.EmailMessage(rd, p.cfg.Email.From, p.cfg.SiteURL)
-		if err != nil {
-			return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 		}
 		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); err != nil {
 			return err
@@ -113,6 +106,21 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		}
 	}
 	return nil
+}
+
+// emailOf is the email of d: the one composed for the outbox in this
+// pass, or, for a digest written in an earlier run, composed now (the
+// same bytes: a digest's email is reproducible).
+func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
+	if msg, ok := p.emails[digestKey(d.User, d.Date)]; ok {
+		return msg, nil
+	}
+	u, _ := p.cfg.User(d.User)
+	rd, err := p.renderDigest(ctx, d, *u, feeds)
+	if err != nil {
+		return nil, err
+	}
+	return p.composeEmail(rd)
 }
 
 // noteMailProblems puts a line per user with mail that did not go out

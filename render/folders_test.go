@@ -7,7 +7,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
-	"feeddigest/internal/smtptest"
 )
 
 // folderDigest has feeds in the user's order: a folder's second feed
@@ -117,6 +116,6 @@ func TestSectionsFollowFoldersInTheUsersOrder(t *testing.T) {
 // emailParts is the plain text and the HTML of d's email.
 func emailParts(t *testing.T, d Digest) (text, html string) {
 	t.Helper()
-	_, parts := smtptest.ReadAlternative(t, buildEmail(t, d, ""))
-	return strings.ReplaceAll(parts["text/plain"], "\r\n", "\n"), parts["text/html"]
+	e := buildEmail(t, d, "")
+	return e.Text, e.HTML
 }

@@ -5,12 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
-
-	"feeddigest/domain"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
@@ -54,94 +51,20 @@ func utc(s string) time.Time {
 
 // sampleDigest has a bit of everything: a relative entry link, an entry
 // without a title, a feed without a name, notices, an intro and links.
-func sampleDigest(t testing.TB) Digest {
-	return Digest{
-		User:      "ada",
-		Email:     "ada@example.org",
-		Date:      "2020-11-22",
-		Location:  london(t),
-		BuiltAt:   utc("2020-11-22T00:05:00Z"),
-		IntroHTML: "<p>Good morning, Ada.</p>",
-		Groups: []FeedGroup{
-			{
-				FeedURL:  "https://blog.example.org/feed.xml",
-				FeedName: "Example <b>Blog</b>",
-				SiteURL:  "https://blog.example.org/",
-				Entries: []domain.Entry{
-					{
-						Title:     "Hello <em>world</em>",
-						Link:      "/posts/hello",
-						Author:    "Ada",
-						Published: utc("2020-11-21T14:05:00Z"),
-						FirstSeen: utc("2020-11-21T15:00:00Z"),
-						Content: `<p>First post. See <a href="/about">about me</a> and ` +
-							`<a href="https://other.example.com/x" rel="nofollow">a friend</a>.</p>` +
-							`<p><img src="img/cat.png" alt="A cat"><img src="https://t.example/p.gif" width="1" height="1"></p>`,
-					},
-					{
-						Link:      "https://blog.example.org/posts/note",
-						FirstSeen: utc("2020-11-21T18:30:00Z"),
-						Content:   "<p>Just a quick note about the weather today, which was grey and wet and long.</p>",
-					},
-				},
-			},
-			{
-				FeedURL: "https://news.example.net/rss",
-				Entries: []domain.Entry{
-					{
-						Title:     "Links of the week",
-						Link:      "https://news.example.net/2020/links",
-						Published: utc("2020-11-20T09:00:00Z"),
-						Summary: `<ul><li><a href="https://other.example.com/y">Other</a></li>` +
-							`<li><a href="https://www.third.example/">Third</a></li></ul>`,
-					},
-				},
-			},
-		},
-		Notices: []Notice{
-			{Notice: domain.Notice{FeedURL: "https://old.example.com/feed", Kind: "gone"}, FeedName: "Old Blog"},
-			{Notice: domain.Notice{FeedURL: "https://moving.example.com/rss", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"}, FeedName: "Moving Blog"},
-		},
-	}
-}
+func sampleDigest(t testing.TB) Digest { return loadDigest(t, "digest") }
 
-// goldenDigest is sampleDigest as a reader who sorts their feeds sees it:
+// goldenDigest is sampleDigest as a reader who sorts their feeds sees it
+// (testdata/render/digest-full.json, which mail's golden email shares):
 // the blog in a folder "Friends", the news feed without one, and an
 // Arabic feed in "Friends" too, listed after the news feed (the digest
 // gathers a folder's feeds at the place of its first) whose language is
-// given and whose entry is longer than an excerpt; and a feed that could
-// not be read. The others' entries are short: their content stands in
-// for the excerpt.
-func goldenDigest(t testing.TB) Digest {
-	d := sampleDigest(t)
-	d.Groups[0].Folder = "Friends"
-	d.Prev, d.Next = "2020-11-21", "2020-11-23"
-	d.Problems = []Problem{{FeedName: "Broken Blog", Problem: domain.Problem{FeedURL: "https://broken.example.com/feed",
-		State: domain.ProblemFailing, Reason: "not found (404)", Since: utc("2020-11-19T23:05:00Z")}}}
-	d.Groups = append(d.Groups, FeedGroup{
-		FeedURL:  "https://ar.example.com/feed",
-		FeedName: "مدونة المثال",
-		Folder:   "Friends",
-		Lang:     "ar",
-		Entries: []domain.Entry{{
-			Title:     "مرحبا بالعالم",
-			Link:      "https://ar.example.com/2020/hello",
-			Author:    "ليلى",
-			Published: utc("2020-11-21T10:00:00Z"),
-			// Longer than an excerpt: the page folds the whole away.
-			Content: "<p>هذه تدوينة عن الطقس اليوم، مع <a href=\"https://ar.example.com/about\">رابط</a>.</p><p>" +
-				strings.Repeat("كان الجو باردا وممطرا طوال اليوم، ثم خرجت الشمس في المساء. ", 5) + "</p>",
-		}},
-	})
-	return d
-}
+// given and whose entry is longer than an excerpt; a feed that could not
+// be read; and the digests before and after it. The others' entries are
+// short: their content stands in for the excerpt.
+func goldenDigest(t testing.TB) Digest { return loadDigest(t, "digest-full") }
 
-func emptyDigest(t testing.TB) Digest {
-	return Digest{
-		User: "ada", Email: "ada@example.org", Date: "2020-11-23",
-		Location: london(t), BuiltAt: utc("2020-11-23T00:05:00Z"),
-	}
-}
+// emptyDigest is a day on which nothing was published.
+func emptyDigest(t testing.TB) Digest { return loadDigest(t, "digest-empty") }
 
 func sampleStatus() []FeedStatus {
 	return []FeedStatus{
@@ -220,28 +143,4 @@ func TestGoldenAtom(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "feed.xml", got)
-}
-
-func TestGoldenEmail(t *testing.T) {
-	msg, err := EmailMessage(goldenDigest(t), "Digest <digest@example.org>", "https://example.org/digest/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := msg.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "email.eml", buf.Bytes())
-}
-
-func TestGoldenEmailEmptyDay(t *testing.T) {
-	msg, err := EmailMessage(emptyDigest(t), "digest@example.org", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := msg.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "email-empty.eml", buf.Bytes())
 }

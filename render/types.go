@@ -1,6 +1,7 @@
 // Package render turns stored digests into what people read: HTML pages,
-// the status page, the per-user Atom feed and the email message. It knows
-// nothing of HTTP polling or SQL; the caller hands it plain values.
+// the status page, the per-user Atom feed and the email's headers and
+// bodies (package mail composes and sends them). It knows nothing of HTTP
+// polling, SQL or SMTP; the caller hands it plain values.
 package render
 
 import (

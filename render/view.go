@@ -57,8 +57,9 @@ type digestView struct {
 	Prev, Next        dateLink
 	// Email only.
 	Subject, WebURL string
-	// Kept and Omitted: an email too large for MaxEmailSize lists the
-	// first Kept entries and says that Omitted more are on the page.
+	// Kept and Omitted: an email too large to send (package mail bounds
+	// it) lists the first Kept entries and says that Omitted more are on
+	// the page.
 	Kept, Omitted int
 }
 

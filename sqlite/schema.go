@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"feeddigest/store"
 )
 
 // migrations are applied in order; the index+1 is the schema version kept
@@ -162,7 +164,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this program (%d): upgrade feeddigest", version, len(migrations))
+		return &store.SchemaError{Have: version, Want: len(migrations)}
 	}
 	for v := version; v < len(migrations); v++ {
 		err := s.inTx(ctx, func(tx *sql.Tx) error {

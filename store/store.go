@@ -10,6 +10,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"feeddigest/domain"
@@ -17,8 +18,11 @@ import (
 
 // Named errors, checked with errors.Is.
 var (
-	// ErrLocked means another run holds the state.
-	ErrLocked = errors.New("another feeddigest run is using this state file")
+	// ErrLocked means another process (another run) holds the state
+	// file's lock.
+	ErrLocked = errors.New("the state file is locked by another process")
+	// ErrNoState means there is no state file to read: nothing has run yet.
+	ErrNoState = errors.New("no state file")
 	// ErrNoFeed means no feed record has that URL (or ID).
 	ErrNoFeed = errors.New("no such feed")
 	// ErrDigestExists means a digest for that user and date was built already.
@@ -28,6 +32,17 @@ var (
 	// ErrDamaged means the state is corrupt.
 	ErrDamaged = errors.New("the state file is damaged")
 )
+
+// SchemaError means the state file's schema is not the one this program
+// reads: older (opening it for a run migrates it) or newer (a later
+// version of the program wrote it).
+type SchemaError struct {
+	Have, Want int
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema version %d, this program reads %d", e.Have, e.Want)
+}
 
 // FirstDigestLimit is how many of a feed's newest entries a user's first
 // digest, or a feed newly added to a user, shows.
