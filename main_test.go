@@ -140,6 +140,15 @@ func TestDemo(t *testing.T) {
 		{"site/kenji/2026-11-23.html", "First frost"},
 		{"site/status.html", "broken.xml"},
 		{"outbox/grace-2026-11-21.eml", "Auto-Submitted: auto-generated"},
+		// Ada's folders, her title for a feed, a feed in Arabic, a
+		// podcast, and a feed that answers 404.
+		{"site/ada/2026-11-20.html", `<h2 class="d" dir="auto">الحديقة</h2>`},
+		{"site/ada/2026-11-20.html", "A librarian&#39;s notes"},
+		{"site/ada/2026-11-20.html", `lang="ar"`},
+		{"site/ada/2026-11-20.html", "Slow Radio"},
+		{"site/ada/2026-11-21.html", "/missing.xml</strong>: not found (404)"},
+		// Kenji is weekly: his first digest is dated the Monday before.
+		{"site/kenji/2026-11-16.html", "Digest for Monday 16 November 2026"},
 	} {
 		b, err := os.ReadFile(filepath.Join(out, want.file))
 		if err != nil || !strings.Contains(string(b), want.text) {

@@ -84,8 +84,10 @@ func buildEmail(t *testing.T, d render.Digest, from, siteURL string) []byte {
 	return raw
 }
 
+// TestGoldenEmail composes the email of the digest the page's golden file
+// shows: folders, a feed in Arabic, a feed that could not be read.
 func TestGoldenEmail(t *testing.T) {
-	golden(t, "email.eml", buildEmail(t, loadDigest(t, "digest"), "Digest <digest@example.org>", "https://example.org/digest/"))
+	golden(t, "email.eml", buildEmail(t, loadDigest(t, "digest-full"), "Digest <digest@example.org>", "https://example.org/digest/"))
 }
 
 func TestGoldenEmailEmptyDay(t *testing.T) {

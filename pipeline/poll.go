@@ -247,11 +247,20 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 		}
 		f.TTL = feed.TTL
 		f.Repaired = feed.Repaired
+		f.Language = feed.Language
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}
 	}
 	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, schedule.RandomSalt(p.opts.Rand))
+	if res.Err != nil {
+		// In plain words, for the digests: what went wrong, and since
+		// when (a 410 at once has no run of errors).
+		f.Problem, f.ProblemAt, f.ProblemSince = res.Problem(), now, f.FirstError
+		if f.ProblemSince.IsZero() {
+			f.ProblemSince = now
+		}
+	}
 	return f
 }
 

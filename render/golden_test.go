@@ -53,6 +53,16 @@ func utc(s string) time.Time {
 // without a title, a feed without a name, notices, an intro and links.
 func sampleDigest(t testing.TB) Digest { return loadDigest(t, "digest") }
 
+// goldenDigest is sampleDigest as a reader who sorts their feeds sees it
+// (testdata/render/digest-full.json, which mail's golden email shares):
+// the blog in a folder "Friends", the news feed without one, and an
+// Arabic feed in "Friends" too, listed after the news feed (the digest
+// gathers a folder's feeds at the place of its first) whose language is
+// given and whose entry is longer than an excerpt; a feed that could not
+// be read; and the digests before and after it. The others' entries are
+// short: their content stands in for the excerpt.
+func goldenDigest(t testing.TB) Digest { return loadDigest(t, "digest-full") }
+
 // emptyDigest is a day on which nothing was published.
 func emptyDigest(t testing.TB) Digest { return loadDigest(t, "digest-empty") }
 
@@ -80,7 +90,7 @@ func sampleStatus() []FeedStatus {
 }
 
 func TestGoldenDigestPage(t *testing.T) {
-	got, err := DigestPage(sampleDigest(t))
+	got, err := DigestPage(goldenDigest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +98,9 @@ func TestGoldenDigestPage(t *testing.T) {
 }
 
 func TestGoldenEmptyDay(t *testing.T) {
-	got, err := DigestPage(emptyDigest(t))
+	d := emptyDigest(t)
+	d.Prev = "2020-11-22" // the newest digest: no next one yet
+	got, err := DigestPage(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +108,7 @@ func TestGoldenEmptyDay(t *testing.T) {
 }
 
 func TestGoldenIndex(t *testing.T) {
-	d := sampleDigest(t)
+	d := goldenDigest(t)
 	archive := []DigestRef{
 		{Date: "2020-11-20", Entries: 1},
 		{Date: "2020-11-22", Entries: 3},
@@ -126,7 +138,7 @@ func TestGoldenStatus(t *testing.T) {
 }
 
 func TestGoldenAtom(t *testing.T) {
-	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), sampleDigest(t)}, utc("2020-11-23T00:05:00Z"))
+	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,6 +139,20 @@ var migrations = []string{
 	// 8: what had to be mended in the last body read (ill-formed XML), for
 	// the status page.
 	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
+	// 9: what went wrong with a feed, in plain words, when it last went
+	// wrong and since when, kept after it recovers; and the feeds that
+	// could not be read, as each digest recorded them when it was built,
+	// so that its page says the same when written again. A feed failing
+	// before this schema is failing since its first error, for a reason
+	// the next failed poll names.
+	`ALTER TABLE feeds ADD COLUMN problem TEXT NOT NULL DEFAULT '';
+	ALTER TABLE feeds ADD COLUMN problem_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN problem_since INTEGER NOT NULL DEFAULT 0;
+	UPDATE feeds SET problem_at = last_poll, problem_since = first_error WHERE error_count > 0;
+	ALTER TABLE digests ADD COLUMN problems TEXT NOT NULL DEFAULT '[]';`,
+	// 10: the feed's language, which pages give its texts (lang); known
+	// from the next body read.
+	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -82,6 +82,11 @@ type Reader interface {
 	// those. The others were delivered with the digest all the same (they
 	// never show in a later one); only their texts are not read.
 	DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+	// DigestIntact says whether every entry of a digest is still stored
+	// with its texts: whether its page, written again, shows what it
+	// showed. Old entries lose their texts (DropTexts) and then themselves
+	// (Prune). False for a digest that does not exist.
+	DigestIntact(ctx context.Context, user, date string) (bool, error)
 
 	// UnfinishedAttempts returns the polls started (BeginAttempt) by a run
 	// that died before saving them, by feed URL.
@@ -123,8 +128,11 @@ type Store interface {
 	// the previous digest was built (at most FirstDigestLimit of each
 	// feed's newest for a first digest or a newly added feed, the others
 	// withheld from the user for good), never an entry the user was
-	// already given, and notices of feeds that went away or moved since
-	// then. ErrDigestExists when the user has a digest for date.
+	// already given, notices of feeds that went away or moved since then,
+	// and the user's feeds that could not be read since then (failing
+	// now, failed and read again since, gone or dead since), each with
+	// its problem and since when. ErrDigestExists when the user has a
+	// digest for date.
 	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error)
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
