@@ -5,8 +5,6 @@ import (
 	"debug/buildinfo"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/user"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 )
 
 // cli runs the built feeddigest in dir with the environment extra added,
@@ -148,15 +147,14 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// initFeeds serves one RSS feed on 127.0.0.1.
-func initFeeds(t *testing.T) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Local news</title>`+
-			`<item><guid>n1</guid><title>First light</title><link>https://news.example/1</link><description>It begins.</description></item>`+
-			`</channel></rss>`)
-	}))
-	t.Cleanup(ts.Close)
+// initFeeds serves one RSS feed on 127.0.0.1, at /feed.xml and at
+// /other.xml.
+func initFeeds(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	news := feedtest.Feed{Title: "Local news",
+		Entries: []feedtest.Entry{{ID: "n1", Title: "First light", Link: "https://news.example/1", Body: "It begins."}}}
+	ts.Publish("/feed.xml", news)
+	ts.Publish("/other.xml", news)
 	return ts
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/english"
 	"feeddigest/pipeline"
 )
 
@@ -261,7 +262,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &cfgErr) && len(cfgErr.Problems) > 1 {
 		fmt.Fprintf(stderr, "feeddigest: %s in the configuration:\n", cfgErr.Count())
 	}
-	fmt.Fprintf(stderr, "feeddigest: %v\n", err)
+	fmt.Fprintf(stderr, "feeddigest: %v\n", advise(err))
 	return 1
 }
 
@@ -362,31 +363,9 @@ func (inv *invocation) loadConfig() (*config.Config, error) {
 
 // closestCommand is the command a mistyped name most likely meant, or "".
 func closestCommand(name string) string {
-	best, bestDist := "", 3 // at most two edits away
-	for _, c := range commands {
-		if d := editDistance(name, c.name); d < bestDist {
-			best, bestDist = c.name, d
-		}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
 	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return english.Closest(name, names)
 }

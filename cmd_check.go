@@ -6,8 +6,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"feeddigest/config"
 	"feeddigest/fetch"
@@ -70,22 +71,21 @@ func checkFeeds(ctx context.Context, cfg *config.Config, now time.Time) []feedCh
 	subs := subscribers(cfg)
 	urls := cfg.AllFeeds()
 	checks := make([]feedCheck, len(urls))
-	sem := make(chan struct{}, max(cfg.Fetch.Concurrency, 1))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(max(cfg.Fetch.Concurrency, 1))
 	for i, u := range urls {
 		checks[i] = feedCheck{url: u, subscribers: subs[u]}
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-				// A first poll: no validators, so no HEAD and an unconditional GET.
-				checks[i].res = client.Poll(ctx, fetch.Request{URL: u}, now)
-			case <-ctx.Done():
-				checks[i].res = fetch.Result{Outcome: fetch.OutcomeNetError, Err: ctx.Err()}
-			}
+		if err := ctx.Err(); err != nil {
+			checks[i].res = fetch.Result{Outcome: fetch.OutcomeNetError, Err: err}
+			continue
+		}
+		g.Go(func() error {
+			// A first poll: no validators, so no HEAD and an unconditional GET.
+			checks[i].res = client.Poll(ctx, fetch.Request{URL: u}, now)
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	return checks
 }
 
@@ -194,9 +194,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(render.StripControl(s)), " ")
 }
 
-// errorText is the error on one line.
+// errorText is a poll's error on one line, with advice where a setting
+// would change it.
 func errorText(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return strings.Join(strings.Fields(pipeline.PollErrorText(err)), " ")
 }
 
 // humanDuration writes a duration the way people say it: 1h, 1h30m, 2d.

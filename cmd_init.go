@@ -136,9 +136,9 @@ timezone = %[2]s
 email = %[4]s
 # http(s) URLs of RSS, Atom or JSON feeds, or of pages that link to one.
 feeds = [
-`, tomlString(s.User), tomlString(s.Zone), s.ZoneSource, tomlString(s.User+"@localhost"), s.User)
+`, config.Quote(s.User), config.Quote(s.Zone), s.ZoneSource, config.Quote(s.User+"@localhost"), s.User)
 	for _, u := range s.Feeds {
-		fmt.Fprintf(&b, "  %s,\n", tomlString(strings.TrimSpace(u)))
+		fmt.Fprintf(&b, "  %s,\n", config.Quote(strings.TrimSpace(u)))
 	}
 	if len(s.Feeds) == 0 {
 		b.WriteString("  # \"https://go.dev/blog/feed.atom\",\n")
@@ -179,25 +179,6 @@ func relative(path string) string {
 		return rel
 	}
 	return path
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // loginName is the user's login as a config user name, or "me".

@@ -3,52 +3,36 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 	"feeddigest/opml"
 )
 
-// checkServer serves a feed of each kind check must describe.
-func checkServer(t *testing.T) *httptest.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/good", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml")
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")
-		w.Header().Set("Cache-Control", "max-age=3600")
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Good Feed</title><ttl>30</ttl>`+
-			`<item><guid>1</guid><title>One</title></item><item><guid>2</guid><title>Two</title></item></channel></rss>`)
-	})
-	mux.HandleFunc("/bare", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/atom+xml")
-		fmt.Fprint(w, `<feed xmlns="http://www.w3.org/2005/Atom"><title>Bare</title><id>urn:b</id>`+
-			`<entry><id>urn:b:1</id><title>Only</title></entry></feed>`)
-	})
-	mux.HandleFunc("/ttl", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Slow</title><ttl>120</ttl></channel></rss>`)
-	})
-	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><html><head><title>Home</title></head><body>Hello</body></html>`)
-	})
-	mux.Handle("/old", http.RedirectHandler("/good", http.StatusMovedPermanently))
-	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Retry-After", "120")
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-	})
-	ts := httptest.NewServer(mux) // anything else: 404
-	t.Cleanup(ts.Close)
+// checkServer serves a feed of each kind check must describe; anything
+// else is 404.
+func checkServer(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	ts.Publish("/good", feedtest.Feed{Title: "Good Feed", TTL: 30,
+		Entries: []feedtest.Entry{{ID: "1", Title: "One"}, {ID: "2", Title: "Two"}},
+		Header:  http.Header{"ETag": {`"v1"`}, "Last-Modified": {"Sun, 22 Nov 2026 08:00:00 GMT"}, "Cache-Control": {"max-age=3600"}}})
+	ts.Publish("/bare", feedtest.Feed{Format: feedtest.Atom, Title: "Bare", Entries: []feedtest.Entry{{ID: "urn:b:1", Title: "Only"}},
+		NoValidators: true})
+	ts.Publish("/ttl", feedtest.Feed{Title: "Slow", TTL: 120})
+	ts.Respond("/page", feedtest.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html"}},
+		Body: `<!doctype html><html><head><title>Home</title></head><body>Hello</body></html>`})
+	ts.Redirect("/old", "/good", http.StatusMovedPermanently)
+	ts.Respond("/busy", feedtest.Response{Status: http.StatusServiceUnavailable, RetryAfter: "120", Body: "busy"})
 	return ts
 }
 
-func checkConfig(t *testing.T, ts *httptest.Server, ada, grace []string) string {
+func checkConfig(t *testing.T, ts *feedtest.Server, ada, grace []string) string {
 	t.Helper()
 	list := func(paths []string) string {
 		q := make([]string, len(paths))
@@ -127,15 +111,36 @@ func TestCheckAllGoodExitsZero(t *testing.T) {
 	}
 }
 
+// check polls at most concurrency feeds at a time.
+func TestCheckBoundsRequestsInFlight(t *testing.T) {
+	ts := feedtest.Start(t)
+	ts.SetLatency(30 * time.Millisecond)
+	var feeds []string
+	for i := range 12 {
+		path := fmt.Sprintf("/f%d", i)
+		ts.Add(path, feedtest.Entry{ID: fmt.Sprintf("f%d-1", i), Title: "Post"})
+		feeds = append(feeds, fmt.Sprintf("%q", ts.URL+path))
+	}
+	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\nconcurrency = 3\nper_host = 8\nhost_rate = 1000.0\n"+
+		"[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%s]\n", strings.Join(feeds, ", ")))
+	if code, stdout, stderr := runCLI("check", "-config", path); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if peak := ts.PeakInFlight(); peak > 3 || peak < 2 {
+		t.Errorf("peak %d requests in flight, want at most concurrency = 3 (and some overlap)", peak)
+	}
+	if n := len(ts.Requests()); n != 12 {
+		t.Errorf("%d requests, want one per feed", n)
+	}
+}
+
 func TestCheckBadConfigPolls(t *testing.T) {
-	var polled atomic.Bool
-	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { polled.Store(true) }))
-	defer ts.Close()
+	ts := feedtest.Start(t)
 	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\nconcurency = 2\n"+
 		"[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL))
 	code, _, stderr := runCLI("check", "-config", path)
-	if code == 0 || !strings.Contains(stderr, `unknown key "fetch.concurency"`) || polled.Load() {
-		t.Errorf("exit %d, polled %v, stderr %q", code, polled.Load(), stderr)
+	if polled := ts.Requests(); code == 0 || !strings.Contains(stderr, `unknown key "fetch.concurency"`) || len(polled) != 0 {
+		t.Errorf("exit %d, polled %v, stderr %q", code, polled, stderr)
 	}
 }
 

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
 )
 
@@ -48,52 +46,23 @@ func binary(t testing.TB) string {
 	return bin
 }
 
-// slowSite serves RSS feeds whose entries appear hour by hour of the
-// simulated clock, each response after a delay, so a run can be killed
-// in the middle of its work.
-type slowSite struct {
-	mu    sync.Mutex
-	posts map[string][]string // feed path -> entry ids, oldest first
-	delay time.Duration
+// slowSite serves RSS feeds at paths, empty until entries are posted to
+// them hour by hour of the simulated clock, each listing its 20 newest,
+// each response after delay, so a run can be killed in the middle of its
+// work.
+func slowSite(t *testing.T, delay time.Duration, paths ...string) *feedtest.Server {
+	s := feedtest.Start(t)
+	s.SetWindow(20)
+	s.SetLatency(delay)
+	for _, p := range paths {
+		s.Publish(p, feedtest.Feed{Title: p})
+	}
+	return s
 }
 
-func (s *slowSite) post(feed, id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.posts[feed] = append(s.posts[feed], id)
-}
-
-func (s *slowSite) setDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delay = d
-}
-
-func (s *slowSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	delay := s.delay
-	s.mu.Unlock()
-	select {
-	case <-time.After(delay):
-	case <-r.Context().Done():
-		return
-	}
-	s.mu.Lock()
-	ids := append([]string(nil), s.posts[r.URL.Path]...)
-	s.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
-	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link></item>`, ids[i])
-	}
-	b.WriteString(`</channel></rss>`)
-	etag := fmt.Sprintf(`"%d-%d"`, len(ids), len(r.URL.Path))
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	io.WriteString(w, b.String())
+// post publishes the entry id in the feed at path.
+func post(s *feedtest.Server, path, id string) {
+	s.Add(path, feedtest.Entry{ID: id, Title: "Post " + id})
 }
 
 var messageID = regexp.MustCompile(`(?m)^Message-ID: (.*?)\r?$`)
@@ -137,14 +106,12 @@ func pageCounts(t *testing.T, site, user string) map[string]int {
 type crashWorld struct {
 	bin, config, site string
 	users             map[string][]string // user -> feed paths
-	feeds             *slowSite
+	feeds             *feedtest.Server
 	mail              *smtptest.Server
 }
 
 func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
-	site := &slowSite{posts: map[string][]string{}, delay: delay}
-	ts := httptest.NewServer(site)
-	t.Cleanup(ts.Close)
+	ts := slowSite(t, delay, "/a", "/b", "/c", "/d", "/e")
 	mail := smtptest.Start(t)
 	dir := t.TempDir()
 	users := map[string][]string{
@@ -167,7 +134,7 @@ func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &crashWorld{bin: binary(t), config: path, site: filepath.Join(dir, "site"), users: users, feeds: site, mail: mail}
+	return &crashWorld{bin: binary(t), config: path, site: filepath.Join(dir, "site"), users: users, feeds: ts, mail: mail}
 }
 
 func (w *crashWorld) command(now time.Time) *exec.Cmd {
@@ -225,7 +192,7 @@ func TestKilledRunsLoseNothingAndRepeatNothing(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				n++
 				id := fmt.Sprintf("%s-%d", f[1:], n)
-				w.feeds.post(f, id)
+				post(w.feeds, f, id)
 				posted[id] = f
 			}
 		}
@@ -260,7 +227,7 @@ func TestInterruptedRunStopsCleanly(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			w := newCrashWorld(t, 2*time.Second)
 			for _, f := range []string{"/a", "/b", "/c", "/d", "/e"} {
-				w.feeds.post(f, f[1:]+"-1")
+				post(w.feeds, f, f[1:]+"-1")
 			}
 			now := time.Date(2026, 11, 20, 0, 10, 0, 0, time.UTC)
 			cmd := w.command(now)
@@ -288,7 +255,7 @@ func TestInterruptedRunStopsCleanly(t *testing.T) {
 			first, _ := bufio.NewReader(strings.NewReader(stderr.String())).ReadString('\n')
 			t.Logf("said: %s", strings.TrimSpace(first))
 			// The lock is free and the next run completes the work.
-			w.feeds.setDelay(0)
+			w.feeds.SetLatency(0)
 			w.runToEnd(t, now)
 			posted := map[string]string{}
 			for _, f := range []string{"/a", "/b", "/c", "/d", "/e"} {

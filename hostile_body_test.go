@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"feeddigest/internal/feedtest"
 )
 
 // Hostile bodies, as reported (issue 10): a 9.8 MB RSS body of nested
@@ -49,33 +50,20 @@ func goodFeed(name string) []byte {
 // users follow them: ada the hostile ones and a good one, bob good ones.
 type hostileWorld struct {
 	bin, config, dir, site string
-	server                 *httptest.Server
-	mu                     sync.Mutex
-	requests               []string
+	server                 *feedtest.Server
 }
 
 func newHostileWorld(t testing.TB, extraFetch string, hostile map[string]http.HandlerFunc) *hostileWorld {
 	w := &hostileWorld{bin: binary(t), dir: t.TempDir()}
-	mux := http.NewServeMux()
+	w.server = feedtest.Start(t)
 	for _, name := range []string{"good", "other"} {
-		body := goodFeed(name)
-		mux.HandleFunc("/"+name, func(rw http.ResponseWriter, r *http.Request) {
-			rw.Header().Set("Content-Type", "application/rss+xml")
-			rw.Write(body)
-		})
+		w.server.Handle("/"+name, serveBody(goodFeed(name)))
 	}
 	var paths []string
 	for path, h := range hostile {
-		mux.HandleFunc(path, h)
+		w.server.Handle(path, h)
 		paths = append(paths, path)
 	}
-	w.server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w.mu.Lock()
-		w.requests = append(w.requests, r.URL.Path)
-		w.mu.Unlock()
-		mux.ServeHTTP(rw, r)
-	}))
-	t.Cleanup(w.server.Close)
 	quoted := func(paths ...string) string {
 		var q []string
 		for _, p := range paths {
@@ -116,17 +104,7 @@ func (w *hostileWorld) command(now string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func (w *hostileWorld) requested(path string) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, p := range w.requests {
-		if p == path {
-			n++
-		}
-	}
-	return n
-}
+func (w *hostileWorld) requested(path string) int { return w.server.Count(path) }
 
 // statusOf is the `feeddigest status` line of the feed at path.
 func (w *hostileWorld) statusOf(t *testing.T, path string) string {

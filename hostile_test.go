@@ -3,35 +3,27 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode"
+
+	"feeddigest/internal/feedtest"
 )
 
 // hostileServer serves feeds whose own strings attack what shows them: a
 // site link that runs script, and text full of terminal escapes.
-func hostileServer(t *testing.T) *httptest.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/script-link", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Script</title><link>javascript:alert(document.cookie)</link>`+
-			`<item><guid>1</guid><title>One</title></item></channel></rss>`)
-	})
-	mux.HandleFunc("/good-link", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Good</title><link>https://site.example/</link>`+
-			`<item><guid>1</guid><title>One</title></item></channel></rss>`)
-	})
-	mux.HandleFunc("/escapes", func(w http.ResponseWriter, r *http.Request) {
-		// JSON Feed carries control characters as escapes, so the parser
-		// lets them through: a clear screen, a window title, a bell, a
-		// backspace, a C1 CSI.
-		w.Header().Set("Content-Type", "application/feed+json")
-		fmt.Fprint(w, `{"version": "https://jsonfeed.org/version/1.1",
+func hostileServer(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	one := []feedtest.Entry{{ID: "1", Title: "One"}}
+	ts.Publish("/script-link", feedtest.Feed{Title: "Script", SiteURL: "javascript:alert(document.cookie)", Entries: one})
+	ts.Publish("/good-link", feedtest.Feed{Title: "Good", SiteURL: "https://site.example/", Entries: one})
+	// JSON Feed carries control characters as escapes, so the parser lets
+	// them through: a clear screen, a window title, a bell, a backspace, a
+	// C1 CSI.
+	ts.Respond("/escapes", feedtest.Response{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/feed+json"}},
+		Body: `{"version": "https://jsonfeed.org/version/1.1",
 			"title": "Calm\u001b[2J\u001b]0;pwned\u0007 feed\b\b\u009b31m title",
-			"items": [{"id": "1", "title": "x", "content_text": "y"}]}`)
-	})
-	ts := httptest.NewServer(mux)
-	t.Cleanup(ts.Close)
+			"items": [{"id": "1", "title": "x", "content_text": "y"}]}`})
 	return ts
 }
 

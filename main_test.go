@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/sqlite"
 )
 
@@ -77,16 +76,11 @@ func TestBadNowAndUsage(t *testing.T) {
 	}
 }
 
-func feedServer(t *testing.T) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/missing" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>T</title><item><guid>g1</guid><title>Hello</title><link>https://site.example/hello</link></item></channel></rss>`)
-	}))
-	t.Cleanup(ts.Close)
+// feedServer serves one RSS feed, titled T, at /feed; anything else is
+// 404.
+func feedServer(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	ts.Publish("/feed", feedtest.Feed{Title: "T", Entries: []feedtest.Entry{{ID: "g1", Title: "Hello", Link: "https://site.example/hello"}}})
 	return ts
 }
 
@@ -117,7 +111,7 @@ func TestRunThenStatus(t *testing.T) {
 
 func TestOverlappingRunExitsAtOnce(t *testing.T) {
 	ts := feedServer(t)
-	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL))
+	path := writeConfig(t, fmt.Sprintf("[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", ts.URL+"/feed"))
 	held, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(path), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +140,15 @@ func TestDemo(t *testing.T) {
 		{"site/kenji/2026-11-23.html", "First frost"},
 		{"site/status.html", "broken.xml"},
 		{"outbox/grace-2026-11-21.eml", "Auto-Submitted: auto-generated"},
+		// Ada's folders, her title for a feed, a feed in Arabic, a
+		// podcast, and a feed that answers 404.
+		{"site/ada/2026-11-20.html", `<h2 class="d" dir="auto">الحديقة</h2>`},
+		{"site/ada/2026-11-20.html", "A librarian&#39;s notes"},
+		{"site/ada/2026-11-20.html", `lang="ar"`},
+		{"site/ada/2026-11-20.html", "Slow Radio"},
+		{"site/ada/2026-11-21.html", "/missing.xml</strong>: not found (404)"},
+		// Kenji is weekly: his first digest is dated the Monday before.
+		{"site/kenji/2026-11-16.html", "Digest for Monday 16 November 2026"},
 	} {
 		b, err := os.ReadFile(filepath.Join(out, want.file))
 		if err != nil || !strings.Contains(string(b), want.text) {

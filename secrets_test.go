@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/sqlite"
 )
 
@@ -26,24 +26,15 @@ const (
 // privateFeedServer serves a feed that gives relative links (resolved
 // against the feed's URL), a permanent redirect to a URL carrying the
 // token, and one to another origin; anything else is 404.
-func privateFeedServer(t *testing.T) *httptest.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/feed", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, `<rss version="2.0"><channel><title>Members only</title><link>/</link>`+
-			`<item><guid>1</guid><title>First</title><link>post/1</link><description>Hello</description></item>`+
-			`<item><guid>2</guid><title>Second</title><link>#p2</link><description>World</description></item>`+
-			`</channel></rss>`)
-	})
-	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/feed?token="+secretToken, http.StatusMovedPermanently)
-	})
-	ts := httptest.NewServer(mux)
-	mux.HandleFunc("/elsewhere", func(w http.ResponseWriter, r *http.Request) {
-		to := strings.Replace(ts.URL, "127.0.0.1", "localhost", 1)
-		http.Redirect(w, r, to+"/feed?token="+secretToken, http.StatusMovedPermanently)
-	})
-	t.Cleanup(ts.Close)
+func privateFeedServer(t *testing.T) *feedtest.Server {
+	ts := feedtest.Start(t)
+	ts.Publish("/feed", feedtest.Feed{Title: "Members only", SiteURL: "/", Entries: []feedtest.Entry{ // oldest first
+		{ID: "2", Title: "Second", Link: "#p2", Body: "World"},
+		{ID: "1", Title: "First", Link: "post/1", Body: "Hello"},
+	}})
+	ts.Redirect("/old", "/feed?token="+secretToken, http.StatusMovedPermanently)
+	elsewhere := strings.Replace(ts.URL, "127.0.0.1", "localhost", 1)
+	ts.Redirect("/elsewhere", elsewhere+"/feed?token="+secretToken, http.StatusMovedPermanently)
 	return ts
 }
 

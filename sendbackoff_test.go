@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,10 +20,8 @@ import (
 // not flooded into the inbox.
 func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 	bin := binary(t)
-	feeds := &slowSite{posts: map[string][]string{}}
-	srv := httptest.NewServer(feeds)
-	t.Cleanup(srv.Close)
-	ts := srv.URL
+	feeds := slowSite(t, 0, "/ada", "/grace")
+	ts := feeds.URL
 	mail := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
 	mail.RefuseLogins(true)
 	dir := t.TempDir()
@@ -54,8 +51,8 @@ func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 	runHours := func(from, to int) {
 		for h := from; h < to; h++ {
 			if h%24 == 0 {
-				feeds.post("/ada", fmt.Sprintf("ada-%d", h))
-				feeds.post("/grace", fmt.Sprintf("grace-%d", h))
+				post(feeds, "/ada", fmt.Sprintf("ada-%d", h))
+				post(feeds, "/grace", fmt.Sprintf("grace-%d", h))
 			}
 			run("run", "-config", cfgPath, "-now", hour(h))
 		}

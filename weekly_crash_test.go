@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,10 +17,8 @@ import (
 // the entries. Five feeds post 30 entries a week each, more than the 20 a
 // feed shows, so a lost daily poll loses entries.
 func TestWeeklyUserKilledRunsLoseNothing(t *testing.T) {
-	site := &slowSite{posts: map[string][]string{}, delay: 15 * time.Millisecond}
-	ts := httptest.NewServer(site)
-	t.Cleanup(ts.Close)
 	feeds := []string{"/a", "/b", "/c", "/d", "/e"}
+	ts := slowSite(t, 15*time.Millisecond, feeds...)
 	var urls []string
 	for _, f := range feeds {
 		urls = append(urls, fmt.Sprintf("%q", ts.URL+f))
@@ -54,7 +51,7 @@ func TestWeeklyUserKilledRunsLoseNothing(t *testing.T) {
 				for _, f := range feeds {
 					n++
 					id := fmt.Sprintf("%s-%d", f[1:], n)
-					site.post(f, id)
+					post(ts, f, id)
 					posted[id] = true
 				}
 			}

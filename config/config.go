@@ -20,6 +20,8 @@ import (
 	_ "time/tzdata"
 
 	"github.com/BurntSushi/toml"
+
+	"feeddigest/internal/english"
 )
 
 // Defaults of the optional keys.
@@ -259,7 +261,7 @@ func (p *parser) unknownKeys() {
 			if !reported[path] {
 				reported[path] = true
 				hint := ""
-				if s := suggest(k[j], known); s != "" {
+				if s := english.Closest(k[j], known); s != "" {
 					hint = fmt.Sprintf("; did you mean %q?", s)
 				}
 				at := path
@@ -271,43 +273,6 @@ func (p *parser) unknownKeys() {
 			break
 		}
 	}
-}
-
-// suggest returns the known key closest to k, if it is close.
-func suggest(k string, known []string) string {
-	best, bestD := "", 3
-	for _, cand := range known {
-		if strings.EqualFold(k, cand) {
-			return cand
-		}
-		if d := editDistance(strings.ToLower(k), cand); d < bestD {
-			best, bestD = cand, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // tomlType names the TOML type of a decoded value for messages.
@@ -776,7 +741,7 @@ func (p *parser) rhythm(base, who string, t *userTable, u *User) {
 		u.DigestDay = wd
 	} else {
 		var hint []string
-		if s := suggest(strings.ToLower(strings.TrimSpace(day)), weekdayNames()); s != "" {
+		if s := english.Closest(strings.ToLower(strings.TrimSpace(day)), weekdayNames()); s != "" {
 			hint = []string{s}
 		}
 		p.errorf(base+".digest_day", "%s: digest_day: %q is not a day of the week (monday to sunday)%s", who, day, didYouMean(hint))

@@ -333,21 +333,22 @@ func (l *layout) arrayText(items []string, indent string, col int) string {
 // inline table when it has a title or a folder.
 func itemText(s Subscription) string {
 	if s.Title == "" && s.Folder == "" {
-		return quote(s.URL)
+		return Quote(s.URL)
 	}
-	text := "{ url = " + quote(s.URL)
+	text := "{ url = " + Quote(s.URL)
 	if s.Title != "" {
-		text += ", title = " + quote(s.Title)
+		text += ", title = " + Quote(s.Title)
 	}
 	if s.Folder != "" {
-		text += ", folder = " + quote(s.Folder)
+		text += ", folder = " + Quote(s.Folder)
 	}
 	return text + " }"
 }
 
-// quote writes s as a TOML basic string. strconv.Quote would not do: its
-// \x escapes are not TOML 1.0.
-func quote(s string) string {
+// Quote writes s as a TOML basic string, for config text we write
+// (import, init). strconv.Quote would not do: its \x escapes are not
+// TOML 1.0.
+func Quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

@@ -210,9 +210,9 @@ func TestAddFeedsRefusalsChangeNothing(t *testing.T) {
 
 func TestQuoteRoundTrips(t *testing.T) {
 	for _, s := range []string{"plain", `a"b\c`, "tab\there", "ünï\u007f", "\x01"} {
-		c, err := Parse([]byte("[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nintro = "+quote(s)+"\n"), "")
+		c, err := Parse([]byte("[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nintro = "+Quote(s)+"\n"), "")
 		if err != nil || c.Users[0].Intro != s {
-			t.Errorf("quote(%q) = %s: %v", s, quote(s), err)
+			t.Errorf("Quote(%q) = %s: %v", s, Quote(s), err)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"feeddigest/internal/english"
 )
 
 // zoneNames lists the IANA time zone names for suggestions. Go has no API
@@ -96,7 +98,7 @@ func closestZones(want string, zones []string) []string {
 		if !strings.Contains(want, "/") {
 			lz = lz[strings.LastIndexByte(lz, '/')+1:]
 		}
-		switch d := editDistance(want, lz); {
+		switch d := english.EditDistance(want, lz); {
 		case d < best:
 			best, found = d, []string{z}
 		case d == best:

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +17,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/internal/english"
+	"feeddigest/internal/feedtest"
 	"feeddigest/pipeline"
 )
 
@@ -40,9 +40,11 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 	if err := prepare(out); err != nil {
 		return err
 	}
-	server := newFeedServer(feeds)
-	ts := httptest.NewServer(server)
+	ts := feedtest.New()
 	defer ts.Close()
+	if err := serveSnapshot(ts, feeds, "day1"); err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(out, "config.toml")
 	if err := os.WriteFile(cfgPath, []byte(configText(ts.URL)), 0o644); err != nil {
 		return err
@@ -51,13 +53,17 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)
 	}
-	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo\n", ts.URL)
+	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo (weekly)\n", ts.URL)
 	fmt.Fprintf(w, "simulating hourly runs from %s to %s\n\n", Start.Format(time.RFC3339), Start.Add(time.Duration(Hours-1)*time.Hour).Format(time.RFC3339))
 	var total pipeline.Summary
+	day2 := false
 	for h := range Hours {
 		now := Start.Add(time.Duration(h) * time.Hour)
-		if !now.Before(SecondDay) {
-			server.setSnapshot("day2")
+		if !now.Before(SecondDay) && !day2 {
+			if err := serveSnapshot(ts, feeds, "day2"); err != nil {
+				return err
+			}
+			day2 = true
 		}
 		sum, err := pipeline.Run(ctx, cfg, pipeline.Options{Now: now})
 		if err != nil {
@@ -116,11 +122,23 @@ contact = "https://example.org/feeddigest-demo"
 from = "Digest <digest@example.org>"
 outbox = "outbox"
 
+# Ada sorts her feeds into folders and names one herself. garden-ar.xml
+# is in Arabic (it says so: <language>ar</language>), podcast.xml carries
+# audio, missing.xml answers 404 (her digests say so under "Could not
+# read") and old-blog.xml answers 410 Gone.
 [[users]]
 name = "ada"
 timezone = "Europe/London"
 email = "ada@example.org"
-feeds = ["BASE/calm-blog.xml", "BASE/notes.atom", "BASE/links.json", "BASE/old-blog.xml"]
+feeds = [
+  { url = "BASE/calm-blog.xml", folder = "Reading" },
+  { url = "BASE/podcast.xml", folder = "Listening" },
+  { url = "BASE/notes.atom", title = "A librarian's notes", folder = "Reading" },
+  { url = "BASE/garden-ar.xml", folder = "الحديقة" },
+  "BASE/links.json",
+  "BASE/missing.xml",
+  "BASE/old-blog.xml",
+]
 
 [[users]]
 name = "grace"
@@ -129,11 +147,15 @@ email = "grace@example.org"
 digest_hour = 6
 feeds = ["BASE/calm-blog.xml", "BASE/links.json", "BASE/broken.xml"]
 
+# Kenji reads once a week, on Monday (his feeds are still polled every
+# day, so nothing rolls out of a feed's window between two digests).
 [[users]]
 name = "kenji"
 timezone = "Asia/Tokyo"
 email = "kenji@example.org"
-feeds = ["BASE/calm-blog.xml", "BASE/notes.atom"]
+every = "week"
+digest_day = "monday"
+feeds = ["BASE/calm-blog.xml", "BASE/notes.atom", "BASE/garden-ar.xml"]
 `)
 }
 
@@ -145,7 +167,7 @@ func report(w io.Writer, cfg *config.Config, out string, total pipeline.Summary)
 	for _, u := range cfg.Users {
 		pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, u.Name, "*-*-*.html"))
 		sort.Strings(pages)
-		fmt.Fprintf(w, "  %-6s %s  (%s, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), english.Count(len(pages), "daily page"))
+		fmt.Fprintf(w, "  %-6s %s  (%s, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), english.Count(len(pages), "digest page"))
 	}
 	fmt.Fprintf(w, "  status %s\n", filepath.Join(cfg.SiteDir, "status.html"))
 	mails, _ := filepath.Glob(filepath.Join(cfg.Email.Outbox, "*.eml"))

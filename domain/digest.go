@@ -10,6 +10,7 @@ type Digest struct {
 	Since      time.Time
 	BuiltAt    time.Time
 	Notices    []Notice
+	Problems   []Problem // the user's feeds that could not be read since the previous digest
 	EntryCount int
 	RenderedAt time.Time
 	SendWanted bool
@@ -46,4 +47,25 @@ const (
 	NoticeDead   NoticeKind = "dead"   // 90 days of errors: no longer polled
 	NoticeMoved  NoticeKind = "moved"  // a permanent redirect, followed: NewURL
 	NoticeOrigin NoticeKind = "origin" // a permanent redirect to another site, not followed: the user should check NewURL
+)
+
+// Problem records, inside a digest, a feed of the user's that could not
+// be read since the previous digest.
+type Problem struct {
+	FeedURL string       `json:"feed_url"`
+	State   ProblemState `json:"state"`
+	Reason  string       `json:"reason,omitempty"` // in plain words, "not found (404)"; "" when unknown
+	Since   time.Time    `json:"since"`            // the first error of the run
+	// Until is when the feed was read again (ProblemRecovered).
+	Until time.Time `json:"until,omitzero"`
+}
+
+// ProblemState says where a feed that could not be read stands.
+type ProblemState string
+
+const (
+	ProblemFailing   ProblemState = "failing"   // polls fail, and are tried again
+	ProblemRecovered ProblemState = "recovered" // failed since the previous digest, read since
+	ProblemGone      ProblemState = "gone"      // 410: never polled again
+	ProblemDead      ProblemState = "dead"      // errors for 90 days: no longer polled
 )

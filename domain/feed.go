@@ -12,6 +12,7 @@ type Feed struct {
 	PendingURL   string // a permanent redirect to another origin, waiting for the user
 	Title        string
 	SiteURL      string
+	Language     string // the feed's language as a BCP 47 tag ("ar"), "" when it gives none
 
 	// Validators and body hash, stored exactly as received.
 	ETag         string
@@ -23,6 +24,14 @@ type Feed struct {
 	LastSuccess time.Time
 	LastStatus  int
 	LastError   string
+
+	// The last thing that went wrong, in plain words for a digest's
+	// reader ("not found (404)"), when, and since when it went wrong
+	// then: kept after the feed recovers, so a digest can say that it
+	// could not be read for a while since the previous one.
+	Problem      string
+	ProblemAt    time.Time
+	ProblemSince time.Time
 
 	// Schedule is when the feed may be polled next, and why.
 	Schedule

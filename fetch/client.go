@@ -225,9 +225,9 @@ func (b *releasingBody) Close() error {
 	return err
 }
 
-// ErrPrivateAddress means a feed's host resolved to an address that
-// feeddigest does not poll unless allow_private_networks is set.
-var ErrPrivateAddress = errors.New("refusing to connect to a private, loopback, link-local or unspecified address (set [fetch] allow_private_networks = true to allow)")
+// ErrPrivateAddress means a feed's host resolved to an address that the
+// client refuses unless Options.AllowPrivateNetworks is set.
+var ErrPrivateAddress = errors.New("refusing to connect to a private, loopback, link-local or unspecified address")
 
 // refusePrivate refuses an address (host:port, host an IP) that private
 // says is not public.

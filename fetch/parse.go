@@ -17,6 +17,7 @@ import (
 	ext "github.com/mmcdole/gofeed/extensions"
 	jsonfeed "github.com/mmcdole/gofeed/json"
 	"github.com/mmcdole/gofeed/rss"
+	"golang.org/x/text/language"
 
 	"feeddigest/domain"
 	"feeddigest/internal/redact"
@@ -29,7 +30,11 @@ type Feed struct {
 	SiteURL   string
 	TTL       time.Duration // RSS ttl or sy:updatePeriod/updateFrequency, 0 when none
 	TTLSource string
-	Entries   []domain.Entry
+	// Language is the feed's language as a BCP 47 tag ("ar", "en-US"):
+	// RSS <language> (or dc:language), Atom xml:lang, JSON Feed language;
+	// "" when it gives none or one that is not a language tag.
+	Language string
+	Entries  []domain.Entry
 	// Repaired says what Parse mended in an ill-formed body before it
 	// could be read ("truncated end, bare ampersands"); "" for a body read
 	// as it came.
@@ -240,12 +245,26 @@ func syndicationPeriod(exts ext.Extensions) (time.Duration, bool) {
 	return 0, false
 }
 
+// languageTag is s as a canonical BCP 47 tag, or "" when s is none: the
+// pages put it in a lang attribute as it is.
+func languageTag(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 35 {
+		return ""
+	}
+	tag, err := language.Parse(s)
+	if err != nil || tag == language.Und {
+		return ""
+	}
+	return tag.String()
+}
+
 func convert(f *gofeed.Feed, base string) *Feed {
 	// Links resolved against the feed's URL are shown to readers: never
 	// with the feed URL's credentials.
 	baseURL, _ := url.Parse(base)
 	baseURL = redact.Base(baseURL)
-	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link)}
+	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link), Language: languageTag(f.Language)}
 	siteBase := baseURL
 	if u := httpBase(out.SiteURL); u != nil {
 		siteBase = u

@@ -1,5 +1,7 @@
-// Package mail delivers messages over SMTP with go-mail. It sends what it
-// is given; building a message (headers, MIME parts) is render's job.
+// Package mail composes render's emails into MIME messages and delivers
+// them over SMTP, both with go-mail. What a message says (its headers'
+// values, its two bodies) is render's work; how it is encoded, how large
+// it may be as sent, and how it travels is this package's.
 package mail
 
 import (
@@ -98,11 +100,15 @@ func clientOptions(cfg senderConfig, port int, username, password string, implic
 // Send delivers the messages over one connection. A failure is an *Error
 // that says whether it may pass and whether it came before any message;
 // it joins the failures of every message that was not accepted.
-func (s *Sender) Send(ctx context.Context, msgs ...*gomail.Msg) error {
+func (s *Sender) Send(ctx context.Context, msgs ...*Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	if err := s.client.DialAndSendWithContext(ctx, msgs...); err != nil {
+	out := make([]*gomail.Msg, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.msg
+	}
+	if err := s.client.DialAndSendWithContext(ctx, out...); err != nil {
 		return failure(err)
 	}
 	return nil

@@ -13,14 +13,13 @@ import (
 	"feeddigest/mail"
 	"feeddigest/render"
 	"github.com/emersion/go-sasl"
-	gomail "github.com/wneessen/go-mail"
 )
 
 const testFrom = "Digest <digest@example.org>"
 
 // digestEmail is the digest email render builds for ada on date, with
 // one entry, "Hello world".
-func digestEmail(t *testing.T, date string) *gomail.Msg {
+func digestEmail(t *testing.T, date string) *mail.Message {
 	t.Helper()
 	built, err := time.Parse(time.DateOnly, date)
 	if err != nil {
@@ -34,14 +33,18 @@ func digestEmail(t *testing.T, date string) *gomail.Msg {
 				Content: "<p>First post.</p>", FirstSeen: built}},
 		}},
 	}
-	msg, err := render.EmailMessage(d, testFrom, "https://example.org/digest/")
+	draft, err := render.DigestEmail(d, testFrom, "https://example.org/digest/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ComposeDigest(draft)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return msg
 }
 
-func messageBytes(t *testing.T, msg *gomail.Msg) []byte {
+func messageBytes(t *testing.T, msg *mail.Message) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if _, err := msg.WriteTo(&buf); err != nil {
@@ -77,7 +80,7 @@ func TestSendOverSMTP(t *testing.T) {
 		t.Error("plain part lost in transit")
 	}
 	// The server has the message byte for byte as built: nothing added,
-	// nothing lost (render's tests check those bytes).
+	// nothing lost (compose_test checks those bytes).
 	if want := messageBytes(t, msg); !bytes.Equal(got[0].Data, want) {
 		t.Errorf("message changed in transit:\n%s\nwant:\n%s", got[0].Data, want)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/internal/feedtest"
 	"feeddigest/store"
 )
 
@@ -53,26 +54,26 @@ func recordAndMarks(t *testing.T, statePath, url string) (domain.Feed, []store.A
 }
 
 func TestFeedOfADeadRunWaitsOutAPenalty(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	pub.add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.url("/a"), pub.url("/b")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a", pub.URL+"/b"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 	// The next midnight's run dies while reading /b.
-	markUnfinished(t, cfg.State, pub.url("/b"), at("2026-11-22T00:05:00Z"))
-	pub.add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
-	pub.add("/b", entry("b-2", "2026-11-21T20:00:00Z"))
-	before := len(pub.requests())
+	markUnfinished(t, cfg.State, pub.URL+"/b", at("2026-11-22T00:05:00Z"))
+	pub.Add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
+	pub.Add("/b", entry("b-2", "2026-11-21T20:00:00Z"))
+	before := len(pub.Requests())
 	sum := runAt(t, cfg, "2026-11-22T00:06:00Z")
 
-	polled := pub.requests()[before:]
+	polled := pub.Requests()[before:]
 	if slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /b ") }) {
 		t.Errorf("the feed the dead run was reading was polled at once: %v", polled)
 	}
 	if !slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /a ") }) {
 		t.Errorf("the other feed was not polled: %v", polled)
 	}
-	b, marks := recordAndMarks(t, cfg.State, pub.url("/b"))
+	b, marks := recordAndMarks(t, cfg.State, pub.URL+"/b")
 	if !strings.Contains(b.LastError, ErrRunDied.Error()) || b.ErrorCount != 1 ||
 		!b.NextPoll.After(at("2026-11-22T00:06:00Z")) || !strings.HasPrefix(b.Reason, "penalty") {
 		t.Errorf("feed /b: error %q (count %d), next poll %v (%s); want a penalty for a dead run", b.LastError, b.ErrorCount, b.NextPoll, b.Reason)
@@ -96,7 +97,7 @@ func TestFeedOfADeadRunWaitsOutAPenalty(t *testing.T) {
 	if got := delivered(t, cfg, "ada")["b-2"]; got != 1 {
 		t.Errorf("b-2 delivered %d times after the penalty, want 1", got)
 	}
-	if b, _ := recordAndMarks(t, cfg.State, pub.url("/b")); b.LastError != "" {
+	if b, _ := recordAndMarks(t, cfg.State, pub.URL+"/b"); b.LastError != "" {
 		t.Errorf("still failed: %q", b.LastError)
 	}
 }

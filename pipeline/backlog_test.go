@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
+	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 )
 
 // digestSizes returns user's digests as date -> entry count.
@@ -31,9 +31,9 @@ func digestSizes(t *testing.T, statePath, user string) map[string]int {
 }
 
 // tenEntries adds ten entries to path of pub, published a day apart.
-func tenEntries(pub *publisher, path string) {
+func tenEntries(pub *feedtest.Server, path string) {
 	for i := 1; i <= 10; i++ {
-		pub.add(path, entry(fmt.Sprintf("%s-%d", path[1:], i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
+		pub.Add(path, entry(fmt.Sprintf("%s-%d", path[1:], i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
 	}
 }
 
@@ -42,23 +42,19 @@ func tenEntries(pub *publisher, path string) {
 // the feed answers 304 (publisher) or the very same body without
 // validators (bare). The same holds for a feed added to a user later.
 func TestBacklogNeverFloodsALaterDigest(t *testing.T) {
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	for _, p := range []string{"/a", "/b", "/c", "/late"} {
 		tenEntries(pub, p)
 	}
-	var bareBody strings.Builder
-	bareBody.WriteString(`<rss version="2.0"><channel><title>Bare</title>`)
+	bare := feedtest.Start(t)
+	var bareEntries []feedtest.Entry
 	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&bareBody, `<item><guid>bare-%d</guid><title>Bare %d</title><link>https://site.example/bare-%d</link><pubDate>Mon, %02d Nov 2026 10:00:00 +0000</pubDate></item>`, i, i, i, i)
+		bareEntries = append(bareEntries, feedtest.Entry{ID: fmt.Sprintf("bare-%d", i), Title: fmt.Sprintf("Bare %d", i),
+			Published: time.Date(2026, 11, i, 10, 0, 0, 0, time.UTC)})
 	}
-	bareBody.WriteString(`</channel></rss>`)
-	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml")
-		fmt.Fprint(w, bareBody.String())
-	}))
-	defer bare.Close()
+	bare.Publish("/feed", feedtest.Feed{Title: "Bare", Entries: bareEntries, NoValidators: true})
 
-	feeds := []string{pub.url("/a"), pub.url("/b"), pub.url("/c"), bare.URL + "/feed"}
+	feeds := []string{pub.URL + "/a", pub.URL + "/b", pub.URL + "/c", bare.URL + "/feed"}
 	cfg := testConfig(t, oneUser(t, feeds...), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 	got := delivered(t, cfg, "ada")
@@ -81,7 +77,7 @@ func TestBacklogNeverFloodsALaterDigest(t *testing.T) {
 
 	// A feed added to the same user later starts with its five newest, and
 	// its older entries do not follow the day after.
-	cfg2 := testConfig(t, oneUser(t, append(feeds, pub.url("/late"))...), "")
+	cfg2 := testConfig(t, oneUser(t, append(feeds, pub.URL+"/late")...), "")
 	cfg2.State, cfg2.SiteDir = cfg.State, cfg.SiteDir
 	runAt(t, cfg2, "2026-11-22T12:00:00Z") // not due: subscribes, polls nothing
 	runAt(t, cfg2, "2026-11-23T00:05:00Z")
@@ -107,13 +103,13 @@ func TestBacklogNeverFloodsALaterDigest(t *testing.T) {
 // A feed whose first poll fails brings its backlog later: the first
 // digest that has it shows its five newest, and nothing older after.
 func TestBacklogOfAFeedThatFailedAtFirst(t *testing.T) {
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	tenEntries(pub, "/a")
 	tenEntries(pub, "/b")
-	pub.setStatus("/b", http.StatusServiceUnavailable)
-	cfg := testConfig(t, oneUser(t, pub.url("/a"), pub.url("/b")), "")
+	pub.Respond("/b", feedtest.Response{Status: http.StatusServiceUnavailable})
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a", pub.URL+"/b"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
-	pub.setStatus("/b", 0)
+	pub.Respond("/b", feedtest.Response{Status: 0})
 	runAt(t, cfg, "2026-11-21T18:00:00Z") // the retry
 	runAt(t, cfg, "2026-11-22T00:05:00Z")
 	runAt(t, cfg, "2026-11-23T00:05:00Z")

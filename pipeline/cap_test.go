@@ -8,27 +8,28 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
-	"feeddigest/render"
+	"feeddigest/mail"
 )
 
 func TestDigestListsAFewEntriesPerFeedAndSaysHowManyMore(t *testing.T) {
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	day0 := at("2026-11-21T12:00:00Z")
-	pub.add("/busy", item{id: "busy-0", title: "Busy 0", body: "first", published: day0})
-	pub.add("/quiet", item{id: "quiet-0", title: "Quiet 0", body: "first", published: day0})
+	pub.Add("/busy", feedtest.Entry{ID: "busy-0", Title: "Busy 0", Body: "first", Published: day0})
+	pub.Add("/quiet", feedtest.Entry{ID: "quiet-0", Title: "Quiet 0", Body: "first", Published: day0})
 	users := fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nemail = \"ada@example.org\"\nfeeds = [%q, %q]\n",
-		pub.url("/busy"), pub.url("/quiet"))
+		pub.URL+"/busy", pub.URL+"/quiet")
 	cfg := testConfig(t, users, "max_entries_per_feed = 40")
 	runAt(t, cfg, "2026-11-22T00:05:00Z")
 
 	// 500 new entries of one feed by the next digest, 2 of the other.
 	for i := 1; i <= 500; i++ {
-		pub.add("/busy", item{id: fmt.Sprintf("busy-%d", i), title: fmt.Sprintf("Busy %d", i),
-			body: strings.Repeat("words ", 50), published: day0.Add(time.Duration(i) * time.Minute)})
+		pub.Add("/busy", feedtest.Entry{ID: fmt.Sprintf("busy-%d", i), Title: fmt.Sprintf("Busy %d", i),
+			Body: strings.Repeat("words ", 50), Published: day0.Add(time.Duration(i) * time.Minute)})
 	}
-	pub.add("/quiet", item{id: "quiet-1", title: "Quiet 1", published: day0.Add(time.Hour)},
-		item{id: "quiet-2", title: "Quiet 2", published: day0.Add(2 * time.Hour)})
+	pub.Add("/quiet", feedtest.Entry{ID: "quiet-1", Title: "Quiet 1", Published: day0.Add(time.Hour)},
+		feedtest.Entry{ID: "quiet-2", Title: "Quiet 2", Published: day0.Add(2 * time.Hour)})
 	if sum := runAt(t, cfg, "2026-11-23T00:05:00Z"); sum.NewEntries != 502 {
 		t.Fatalf("stored %d new entries, want 502", sum.NewEntries)
 	}
@@ -58,8 +59,8 @@ func TestDigestListsAFewEntriesPerFeedAndSaysHowManyMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) > render.MaxEmailSize {
-		t.Errorf("email of %d bytes, over %d", len(raw), render.MaxEmailSize)
+	if len(raw) > mail.MaxSize {
+		t.Errorf("email of %d bytes, over %d", len(raw), mail.MaxSize)
 	}
 	_, parts := smtptest.ReadAlternative(t, raw)
 	if !strings.Contains(parts["text/plain"], "…and 460 more entries at https://site.example/busy/") {
@@ -70,7 +71,7 @@ func TestDigestListsAFewEntriesPerFeedAndSaysHowManyMore(t *testing.T) {
 	}
 
 	// The unlisted entries were delivered: they never come back.
-	pub.add("/busy", item{id: "busy-501", title: "Busy 501", published: day0.Add(48 * time.Hour)})
+	pub.Add("/busy", feedtest.Entry{ID: "busy-501", Title: "Busy 501", Published: day0.Add(48 * time.Hour)})
 	runAt(t, cfg, "2026-11-24T00:05:00Z")
 	next := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-24.html"))
 	if got := entryLink.FindAllStringSubmatch(next, -1); len(got) != 1 || got[0][1] != "busy-501" {

@@ -2,13 +2,17 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/mail"
 	"feeddigest/render"
 	"feeddigest/site"
 	"feeddigest/store"
@@ -44,6 +48,9 @@ func (p *pass) render(ctx context.Context) error {
 		return err
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	if err := pub.Favicon(); err != nil {
+		return err
+	}
 	touched, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
@@ -59,7 +66,7 @@ func (p *pass) render(ctx context.Context) error {
 }
 
 // writePending writes the pages (and outbox files) of digests not written
-// yet, and says whose.
+// yet, each linked to its neighbours, and says whose.
 func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]bool, error) {
 	touched := map[string]bool{}
 	for _, d := range pending {
@@ -67,11 +74,22 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		if !ok {
 			continue // user removed from the config: nowhere to show it
 		}
+		all, err := p.st.Digests(ctx, d.User)
+		if err != nil {
+			return touched, err
+		}
 		rd, err := p.renderDigest(ctx, d, *u, feeds)
 		if err != nil {
 			return touched, err
 		}
+		prev, next := neighbours(all, d.Date)
+		rd.Prev, rd.Next = prev.Date, next.Date
 		if err := p.writeDigest(pub, rd); err != nil {
+			return touched, err
+		}
+		// Before d counts as rendered: a run that dies here links the
+		// previous page at the next run.
+		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
 			return touched, err
 		}
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
@@ -90,17 +108,22 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 	if !ok {
 		return nil
 	}
-	all, err := p.st.Unrendered(ctx)
+	// The user's digests, not everyone's unrendered ones: a pass of
+	// thousands of digests would read them all for each.
+	all, err := p.st.Digests(ctx, user)
 	if err != nil {
 		return err
 	}
 	var pending []domain.Digest
-	for _, d := range all {
-		if d.User == user {
+	for _, d := range slices.Backward(all) { // oldest first, as Unrendered
+		if d.RenderedAt.IsZero() {
 			pending = append(pending, d)
 		}
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	if err := pub.Favicon(); err != nil {
+		return err
+	}
 	feeds := map[string]feedInfo{}
 	touched, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
@@ -110,6 +133,48 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 		return p.writeUserIndex(ctx, pub, *u, feeds)
 	}
 	return nil
+}
+
+// neighbours are the digests just before and after date in a user's
+// digests (newest first); zero values where there is none.
+func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
+	for i, d := range all {
+		if d.Date != date {
+			continue
+		}
+		if i > 0 {
+			next = all[i-1]
+		}
+		if i+1 < len(all) {
+			prev = all[i+1]
+		}
+	}
+	return prev, next
+}
+
+// linkNext writes again the page of prev, a digest rendered in an earlier
+// pass, so that it links the digest after it. A page whose entries have
+// lost their texts since (see store.Reader.DigestIntact) is left as it is: a
+// missing link is better than an archive page emptied.
+func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
+	if prev.Date == "" || prev.RenderedAt.IsZero() {
+		return nil // none, or one this pass renders with its neighbours
+	}
+	intact, err := p.st.DigestIntact(ctx, prev.User, prev.Date)
+	if err != nil || !intact {
+		return err
+	}
+	rd, err := p.renderDigest(ctx, prev, u, feeds)
+	if err != nil {
+		return err
+	}
+	before, after := neighbours(all, prev.Date)
+	rd.Prev, rd.Next = before.Date, after.Date
+	page, err := render.DigestPage(rd)
+	if err != nil {
+		return fmt.Errorf("render digest %s %s: %w", rd.User, rd.Date, err)
+	}
+	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
 }
 
 func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
@@ -126,12 +191,37 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 	if !pub.KeepsOutbox() || d.Email == "" {
 		return nil // no outbox, or nobody to write to
 	}
-	msg, err := render.EmailMessage(d, p.cfg.Email.From, p.cfg.SiteURL)
+	msg, err := p.composeEmail(d)
 	if err != nil {
-		return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+		return err
 	}
-	return pub.OutboxMessage(d.User, d.Date, msg)
+	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
+		return err
+	}
+	p.mu.Lock() // the claim loops of a shared pass write pages at once
+	defer p.mu.Unlock()
+	if p.emails == nil {
+		p.emails = map[string]*mail.Message{}
+	}
+	p.emails[digestKey(d.User, d.Date)] = msg
+	return nil
 }
+
+// composeEmail builds and composes the email of d, once: the outbox and
+// the send step take the same message.
+func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
+	draft, err := render.DigestEmail(d, p.cfg.Email.From, p.cfg.SiteURL)
+	if err != nil {
+		return nil, fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+	}
+	msg, err := mail.ComposeDigest(draft)
+	if err != nil {
+		return nil, fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
+	}
+	return msg, nil
+}
+
+func digestKey(user, date string) string { return user + " " + date }
 
 func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
 	all, err := p.rd.Digests(ctx, u.Name)
@@ -172,7 +262,8 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 const atomDigests = 20
 
 type feedInfo struct {
-	name, site string
+	name, site, lang string
+	titled           bool // the feed named itself: name is not its host
 }
 
 func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
@@ -182,7 +273,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL}
+		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 	}
 	return out, nil
 }
@@ -197,7 +288,7 @@ func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url st
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
-	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL}
+	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 	return err
 }
 
@@ -209,6 +300,65 @@ func feedName(f domain.Feed) string {
 		return u.Host
 	}
 	return f.URL
+}
+
+// inUserOrder lists the feeds' groups in the order of the user's config,
+// each with the user's title and folder for it; render gathers each
+// folder's feeds at the place of its first. A feed the user no longer
+// follows (a digest rendered again after the config changed) comes last.
+func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.FeedGroup {
+	out := make([]render.FeedGroup, 0, len(byFeed))
+	for _, sub := range u.Feeds {
+		g, ok := byFeed[sub.URL]
+		if !ok {
+			continue
+		}
+		if sub.Title != "" {
+			g.FeedName = sub.Title
+		}
+		g.Folder = sub.Folder
+		out = append(out, *g)
+		delete(byFeed, sub.URL)
+	}
+	for _, url := range slices.Sorted(maps.Keys(byFeed)) {
+		out = append(out, *byFeed[url])
+	}
+	return out
+}
+
+// configIndex is the place of a feed in the user's config; a feed the
+// user no longer follows comes after all of them.
+func configIndex(u config.User, feedURL string) int {
+	if i := slices.IndexFunc(u.Feeds, func(s config.Subscription) bool { return s.URL == feedURL }); i >= 0 {
+		return i
+	}
+	return len(u.Feeds)
+}
+
+// displayName is what the user calls a feed: their title for it, else
+// the feed's own name.
+func displayName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+	for _, sub := range u.Feeds {
+		if sub.URL == feedURL && sub.Title != "" {
+			return sub.Title
+		}
+	}
+	return feeds[feedURL].name
+}
+
+// problemName is what a digest calls a feed it could not read: the
+// user's title, else the feed's own, else its address without scheme,
+// user or query. A feed never read has no name, and its host alone may
+// be another feed's too.
+func problemName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+	name := displayName(u, feedURL, feeds)
+	if info := feeds[feedURL]; name != info.name || info.titled {
+		return name
+	}
+	if p, err := url.Parse(feedURL); err == nil && p.Host != "" {
+		return p.Host + p.EscapedPath()
+	}
+	return name
 }
 
 // renderDigest turns a stored digest into render's input.
@@ -231,23 +381,36 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 			return render.Digest{}, err
 		}
 	}
+	for _, pr := range d.Problems {
+		if err := p.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
+			return render.Digest{}, err
+		}
+	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err
 	}
 	out.IntroHTML = intro
+	byFeed := map[string]*render.FeedGroup{}
 	for _, e := range entries {
-		if n := len(out.Groups); n == 0 || out.Groups[n-1].FeedURL != e.FeedURL {
+		g := byFeed[e.FeedURL]
+		if g == nil {
 			info := feeds[e.FeedURL]
-			out.Groups = append(out.Groups, render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site,
-				More: more[e.FeedURL]})
+			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, Lang: info.lang, More: more[e.FeedURL]}
+			byFeed[e.FeedURL] = g
 		}
-		g := &out.Groups[len(out.Groups)-1]
 		g.Entries = append(g.Entries, e)
 	}
+	out.Groups = inUserOrder(u, byFeed)
 	for _, n := range d.Notices {
-		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: feeds[n.FeedURL].name})
+		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}
+	for _, pr := range d.Problems {
+		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: problemName(u, pr.FeedURL, feeds)})
+	}
+	slices.SortStableFunc(out.Problems, func(a, b render.Problem) int {
+		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))
+	})
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 	"feeddigest/store"
 )
@@ -69,23 +71,55 @@ func digestRecords(t *testing.T, cfg *config.Config, user string) []string {
 		for _, e := range entries {
 			keys = append(keys, e.FeedURL+" "+e.Key+" "+e.FirstSeen.UTC().Format(time.RFC3339)+" "+e.Content)
 		}
-		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, rendered %s\n  %s",
-			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.RenderedAt.UTC(), strings.Join(keys, "\n  ")))
+		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, problems %v, rendered %s\n  %s",
+			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.Problems, d.RenderedAt.UTC(),
+			strings.Join(keys, "\n  ")))
 	}
 	return out
 }
+
+// feedRecords reads every feed record of a state, as comparable text.
+func feedRecords(t *testing.T, cfg *config.Config) []string {
+	t.Helper()
+	st, err := OpenReader(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	feeds, err := st.Feeds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range feeds {
+		f.LastPoll, f.LastSuccess, f.NextPoll, f.FirstError = f.LastPoll.UTC(), f.LastSuccess.UTC(), f.NextPoll.UTC(), f.FirstError.UTC()
+		f.ProblemAt, f.ProblemSince, f.NextExtraPoll = f.ProblemAt.UTC(), f.ProblemSince.UTC(), f.NextExtraPoll.UTC()
+		out = append(out, fmt.Sprintf("%+v", f))
+	}
+	return out
+}
+
+// bFrench is feed /b with its language given, as its first polls find it.
+const bFrench = `<?xml version="1.0"?><rss version="2.0"><channel><title>B</title><link>https://site.example/b/</link>
+<language>fr</language><item><guid>b-1</guid><title>Title b-1</title><description>&lt;p&gt;Body of b-1&lt;/p&gt;</description>
+<pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`
 
 // A state copied from SQLite into PostgreSQL goes on as the SQLite one
 // does: the digests built after the move, and their pages, are those
 // built without it; the digests from before are all there.
 func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
 	db := pgtest.NewDatabase(t)
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	for i := 1; i <= 9; i++ { // a first look passes over the four oldest
-		pub.add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
+		pub.Add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-%02dT10:00:00Z", i)))
 	}
-	pub.add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
-	pub.add("/gone", entry("gone-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/gone", entry("gone-1", "2026-11-20T10:00:00Z"))
+	// Before the move, /b gives its language and /gone is down: the copy
+	// carries the feeds' languages and problems, and the first digests'
+	// "Could not read".
+	pub.Respond("/b", feedtest.Response{Status: 200, Header: http.Header{"Content-Type": {"application/rss+xml"}}, Body: bFrench})
+	pub.Respond("/gone", feedtest.Response{Status: 500})
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
@@ -96,30 +130,34 @@ feeds = ["%[1]s", "%[2]s", "%[3]s"]
 name = "kenji"
 timezone = "Asia/Tokyo"
 feeds = ["%[2]s", "%[3]s"]
-`, pub.url("/a"), pub.url("/b"), pub.url("/gone")), "")
+`, pub.URL+"/a", pub.URL+"/b", pub.URL+"/gone"), "")
+	// The move comes after the first digests and before the second: the
+	// entries a first look passed over must stay passed over.
+	const before, after = 3, 80
 	start := at("2026-11-21T00:05:00Z")
 	hour := func(h int) time.Time { return start.Add(time.Duration(h) * time.Hour) }
 	post := func(h int) {
 		if h%5 == 0 {
-			pub.add("/a", item{id: fmt.Sprintf("a-%d", 100+h), title: "A", body: fmt.Sprintf("<p>text %d</p>", h), published: hour(h)})
+			pub.Add("/a", feedtest.Entry{ID: fmt.Sprintf("a-%d", 100+h), Title: "A", Body: fmt.Sprintf("<p>text %d</p>", h), Published: hour(h)})
 		}
 		if h%11 == 3 {
-			pub.add("/b", item{id: fmt.Sprintf("b-%d", 100+h), title: "B", body: "<p>b</p>", published: hour(h)})
+			pub.Add("/b", feedtest.Entry{ID: fmt.Sprintf("b-%d", 100+h), Title: "B", Body: "<p>b</p>", Published: hour(h)})
+		}
+		if h == before {
+			pub.Respond("/b", feedtest.Response{})
+			pub.Respond("/gone", feedtest.Response{})
 		}
 		if h == 20 {
-			pub.setStatus("/gone", 410)
+			pub.Respond("/gone", feedtest.Response{Status: 410})
 		}
 	}
-	// The move comes after the first digests and before the second: the
-	// entries a first look passed over must stay passed over.
-	const before, after = 3, 80
 	for h := range before {
 		post(h)
 		runAt(t, cfg, hour(h).Format(time.RFC3339))
 	}
 	// And a run died reading /b: the next run, on either state, records
 	// the poll as failed.
-	markUnfinished(t, cfg.State, pub.url("/b"), hour(before-1))
+	markUnfinished(t, cfg.State, pub.URL+"/b", hour(before-1))
 	control := withState(t, cfg, "")
 	control.State = filepath.Join(filepath.Dir(control.SiteDir), "state.db")
 	copyFile(t, cfg.State, control.State)
@@ -136,9 +174,20 @@ feeds = ["%[2]s", "%[3]s"]
 	}
 	moved := withState(t, cfg, db)
 	for _, user := range []string{"ada", "kenji"} {
-		if got, want := digestRecords(t, moved, user), digestRecords(t, cfg, user); !slices.Equal(got, want) {
+		got, want := digestRecords(t, moved, user), digestRecords(t, cfg, user)
+		if !slices.Equal(got, want) {
 			t.Errorf("%s's digests copied:\n%s\nwant\n%s", user, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+		if !strings.Contains(strings.Join(want, "\n"), "/gone failing") {
+			t.Errorf("%s's digests before the move tell no problem with /gone: the test proves little\n%s", user, strings.Join(want, "\n"))
+		}
+	}
+	got, want := feedRecords(t, moved), feedRecords(t, cfg)
+	if !slices.Equal(got, want) {
+		t.Errorf("feed records copied:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if all := strings.Join(want, "\n"); !strings.Contains(all, "Language:fr") || !strings.Contains(all, "Problem:server error") {
+		t.Errorf("the feeds before the move have no language or problem: the test proves little\n%s", all)
 	}
 	for h := before; h < before+after; h++ {
 		post(h)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/internal/feedtest"
 )
 
 // Thirty simulated days of hourly runs: 200 feeds, three users in three
@@ -19,9 +21,9 @@ func TestThirtyDaysOfHourlyRuns(t *testing.T) {
 		t.Skip("a month of runs")
 	}
 	const feeds, days = 200, 30
-	pub := newPublisher(t)
-	pub.window = 10
-	url := func(i int) string { return fmt.Sprintf("%q", pub.url(fmt.Sprintf("/f%d", i))) }
+	pub := feedtest.Start(t)
+	pub.SetWindow(10)
+	url := func(i int) string { return fmt.Sprintf("%q", pub.URL+fmt.Sprintf("/f%d", i)) }
 	var ada, grace, kenji []string
 	for i := range feeds {
 		ada = append(ada, url(i))
@@ -76,7 +78,7 @@ feeds = [%s]
 			if (h+i*7)%every == 0 {
 				n++
 				id := fmt.Sprintf("e-%d", n)
-				pub.add(fmt.Sprintf("/f%d", i), item{id: id, title: "Post " + id, body: prose(n, 1500), published: now})
+				pub.Add(fmt.Sprintf("/f%d", i), feedtest.Entry{ID: id, Title: "Post " + id, Body: prose(n, 1500), Published: now})
 				all[id] = posted{i, h}
 			}
 		}

@@ -3,11 +3,11 @@ package pipeline
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"feeddigest/internal/feedtest"
 )
 
 // A feed that moves with its body unchanged is polled at its new URL from
@@ -16,43 +16,28 @@ import (
 func TestFeedMovedAsItWasMovesAtOnce(t *testing.T) {
 	for _, withETag := range []bool{true, false} {
 		t.Run(fmt.Sprintf("etag=%v", withETag), func(t *testing.T) {
-			var moved atomic.Bool
-			var oldHits, newHits, notModified atomic.Int32
-			feed := func(w http.ResponseWriter, r *http.Request) {
-				if withETag {
-					w.Header().Set("ETag", `"same"`)
-					if r.Header.Get("If-None-Match") == `"same"` {
-						notModified.Add(1)
-						w.WriteHeader(http.StatusNotModified)
-						return
-					}
-				}
-				fmt.Fprintf(w, tinyRSS, "Moving", "m-1", "m-1")
+			feed := feedtest.Feed{Title: "Moving", Entries: []feedtest.Entry{post("m-1")}, NoValidators: !withETag}
+			if withETag {
+				feed.Header = http.Header{"ETag": {`"same"`}}
 			}
-			mux := http.NewServeMux()
-			mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
-				oldHits.Add(1)
-				if moved.Load() {
-					http.Redirect(w, r, "/new", http.StatusMovedPermanently)
-					return
-				}
-				feed(w, r)
-			})
-			mux.HandleFunc("/new", func(w http.ResponseWriter, r *http.Request) {
-				newHits.Add(1)
-				feed(w, r)
-			})
-			ts := httptest.NewServer(mux)
-			defer ts.Close()
+			ts := feedtest.Start(t)
+			ts.Publish("/old", feed)
+			ts.Publish("/new", feed)
 			cfg := testConfig(t, oneUser(t, ts.URL+"/old"), "")
 			runAt(t, cfg, "2026-11-21T12:00:00Z")
-			moved.Store(true)
+			ts.Redirect("/old", "/new", http.StatusMovedPermanently)
 			sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
 			if sum.Unchanged != 1 {
 				t.Fatalf("the poll through the move: %+v, want unchanged", sum)
 			}
-			if withETag && notModified.Load() != 1 {
-				t.Fatalf("the new URL answered %d 304s, want 1", notModified.Load())
+			notModified := 0
+			for _, r := range ts.Requests() {
+				if r == "GET /new 304" {
+					notModified++
+				}
+			}
+			if withETag && notModified != 1 {
+				t.Fatalf("the new URL answered %d 304s, want 1", notModified)
 			}
 			f := feedRecord(t, cfg.State, ts.URL+"/old")
 			if f.EffectiveURL != ts.URL+"/new" || f.MovedAt.IsZero() {
@@ -62,8 +47,8 @@ func TestFeedMovedAsItWasMovesAtOnce(t *testing.T) {
 				t.Error("status.html does not show the new URL")
 			}
 			runAt(t, cfg, "2026-11-23T00:05:00Z")
-			if oldHits.Load() != 2 || newHits.Load() != 2 {
-				t.Errorf("old URL asked %d times (want 2), new %d (want 2)", oldHits.Load(), newHits.Load())
+			if ts.Count("/old") != 2 || ts.Count("/new") != 2 {
+				t.Errorf("old URL asked %d times (want 2), new %d (want 2)", ts.Count("/old"), ts.Count("/new"))
 			}
 		})
 	}

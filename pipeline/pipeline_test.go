@@ -11,20 +11,21 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
-func entry(id string, published string) item {
-	return item{id: id, title: "Title " + id, body: "<p>Body of " + id + "</p>", published: at(published)}
+func entry(id string, published string) feedtest.Entry {
+	return feedtest.Entry{ID: id, Title: "Title " + id, Body: "<p>Body of " + id + "</p>", Published: at(published)}
 }
 
 // The Artemis rule: a feed polled at one user's midnight brings entries
 // that every subscriber gets at their own next digest, even when their own
 // poll is answered 304.
 func TestEntriesReachEverySubscriberAtTheirOwnMidnight(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "kenji"
@@ -34,9 +35,9 @@ feeds = ["%[1]s"]
 name = "ada"
 timezone = "Europe/London"
 feeds = ["%[1]s"]
-`, pub.url("/a")), "")
+`, pub.URL+"/a"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z") // first digests for both
-	pub.add("/a", entry("a-2", "2026-11-21T13:00:00Z"))
+	pub.Add("/a", entry("a-2", "2026-11-21T13:00:00Z"))
 
 	sum := runAt(t, cfg, "2026-11-21T15:05:00Z") // midnight in Tokyo
 	if sum.UsersDue != 1 || sum.NewEntries != 1 {
@@ -46,7 +47,7 @@ feeds = ["%[1]s"]
 	if sum.UsersDue != 1 || sum.Unchanged != 1 || sum.NewEntries != 0 {
 		t.Fatalf("London midnight: want one due user and a 304, got %+v", sum)
 	}
-	reqs := pub.requests()
+	reqs := pub.Requests()
 	if last := reqs[len(reqs)-1]; !strings.HasSuffix(last, " /a 304") {
 		t.Fatalf("London's poll: %s (all: %v)", last, reqs)
 	}
@@ -59,15 +60,15 @@ feeds = ["%[1]s"]
 }
 
 func TestSchedulingThroughRuns(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"
 digest_hour = 6
 feeds = ["%s"]
-`, pub.url("/a")), "")
+`, pub.URL+"/a"), "")
 	steps := []struct {
 		now      string
 		wantDue  int
@@ -99,12 +100,12 @@ feeds = ["%s"]
 }
 
 func TestFirstDigestShowsFiveNewestPerFeed(t *testing.T) {
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	for i := 1; i <= 8; i++ {
-		pub.add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-1%dT10:00:00Z", i)))
+		pub.Add("/a", entry(fmt.Sprintf("a-%d", i), fmt.Sprintf("2026-11-1%dT10:00:00Z", i)))
 	}
-	pub.add("/b", entry("b-1", "2026-11-10T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	pub.Add("/b", entry("b-1", "2026-11-10T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
 	got := keys(delivered(t, cfg, "ada"))
 	want := []string{"a-4", "a-5", "a-6", "a-7", "a-8"}
@@ -115,15 +116,15 @@ func TestFirstDigestShowsFiveNewestPerFeed(t *testing.T) {
 	// A feed added later also starts with its five newest; the old feed
 	// only brings what is new.
 	for i := 2; i <= 7; i++ {
-		pub.add("/b", entry(fmt.Sprintf("b-%d", i), fmt.Sprintf("2026-11-1%dT11:00:00Z", i)))
+		pub.Add("/b", entry(fmt.Sprintf("b-%d", i), fmt.Sprintf("2026-11-1%dT11:00:00Z", i)))
 	}
-	pub.add("/a", entry("a-9", "2026-11-21T18:00:00Z"))
+	pub.Add("/a", entry("a-9", "2026-11-21T18:00:00Z"))
 	cfg2 := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"
 feeds = ["%s", "%s"]
-`, pub.url("/a"), pub.url("/b")), "")
+`, pub.URL+"/a", pub.URL+"/b"), "")
 	cfg2.State, cfg2.SiteDir = cfg.State, cfg.SiteDir
 	runAt(t, cfg2, "2026-11-22T00:05:00Z")
 	page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html"))
@@ -143,11 +144,11 @@ feeds = ["%s", "%s"]
 // overflow polls in between: every entry lands in exactly one daily page
 // of every subscriber, and none is lost.
 func TestEveryEntryExactlyOncePerSubscriber(t *testing.T) {
-	pub := newPublisher(t)
-	pub.window = 6 // a short window: busy days overflow and trigger extra polls
+	pub := feedtest.Start(t)
+	pub.SetWindow(6) // a short window: busy days overflow and trigger extra polls
 	feeds := []string{"/a", "/b", "/c"}
 	for _, f := range feeds {
-		pub.add(f, entry(f[1:]+"-0", "2026-11-01T00:00:00Z"))
+		pub.Add(f, entry(f[1:]+"-0", "2026-11-01T00:00:00Z"))
 	}
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
@@ -163,7 +164,7 @@ feeds = ["%[1]s", "%[2]s"]
 name = "kenji"
 timezone = "Asia/Tokyo"
 feeds = ["%[2]s", "%[3]s"]
-`, pub.url("/a"), pub.url("/b"), pub.url("/c")), "")
+`, pub.URL+"/a", pub.URL+"/b", pub.URL+"/c"), "")
 	subscribers := map[string][]string{"/a": {"ada", "grace"}, "/b": {"ada", "grace", "kenji"}, "/c": {"ada", "kenji"}}
 	published := map[string]string{} // entry id -> feed
 	postedAt := map[string]int{}     // entry id -> hour
@@ -176,7 +177,7 @@ feeds = ["%[2]s", "%[3]s"]
 		post := func(f string) {
 			n++
 			id := fmt.Sprintf("%s-%d", f[1:], n)
-			pub.add(f, item{id: id, title: "T " + id, body: "B " + id, published: now})
+			pub.Add(f, feedtest.Entry{ID: id, Title: "T " + id, Body: "B " + id, Published: now})
 			published[id] = f
 			postedAt[id] = h
 		}
@@ -190,10 +191,10 @@ feeds = ["%[2]s", "%[3]s"]
 			post("/c")
 		}
 		if h == 30 {
-			pub.setStatus("/b", 503) // an outage: retried between midnights
+			pub.Respond("/b", feedtest.Response{Status: 503}) // an outage: retried between midnights
 		}
 		if h == 34 {
-			pub.setStatus("/b", 0)
+			pub.Respond("/b", feedtest.Response{Status: 0})
 		}
 		if _, err := Run(context.Background(), cfg, Options{Now: now}); err != nil {
 			t.Fatalf("run at %s: %v", now, err)
@@ -220,7 +221,7 @@ feeds = ["%[2]s", "%[3]s"]
 		}
 	}
 	if t.Failed() {
-		t.Logf("requests: %v", pub.requests())
+		t.Logf("requests: %v", pub.Requests())
 		if os.Getenv("KEEP") != "" {
 			exec.Command("cp", cfg.State, "/tmp/dbg.db").Run()
 		}
@@ -228,18 +229,18 @@ feeds = ["%[2]s", "%[3]s"]
 }
 
 func TestBrokenFeedBesideGoodOnes(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/good", entry("g-1", "2026-11-20T10:00:00Z"))
-	pub.add("/also-good", entry("h-1", "2026-11-20T10:00:00Z"))
-	pub.setStatus("/malformed", 200)
-	pub.setStatus("/down", 500)
+	pub := feedtest.Start(t)
+	pub.Add("/good", entry("g-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/also-good", entry("h-1", "2026-11-20T10:00:00Z"))
+	pub.Respond("/malformed", feedtest.Response{Status: 200, Body: "<rss><channel><item><title>broken"})
+	pub.Respond("/down", feedtest.Response{Status: 500})
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"
 email = "ada@example.org"
 feeds = ["%s", "%s", "%s", "%s", "%s"]
-`, pub.url("/good"), pub.url("/malformed"), pub.url("/down"), pub.url("/missing"), pub.url("/also-good")), "")
+`, pub.URL+"/good", pub.URL+"/malformed", pub.URL+"/down", pub.URL+"/missing", pub.URL+"/also-good"), "")
 	sum := runAt(t, cfg, "2026-11-21T12:00:00Z")
 	if sum.Failed != 3 || sum.Fresh != 2 {
 		t.Fatalf("summary %+v", sum)
@@ -251,7 +252,7 @@ feeds = ["%s", "%s", "%s", "%s", "%s"]
 		}
 	}
 	status := readFile(t, filepath.Join(cfg.SiteDir, "status.html"))
-	for _, want := range []string{pub.url("/malformed"), "not a feed", pub.url("/down"), "HTTP 500", pub.url("/missing"), "HTTP 404", "penalty"} {
+	for _, want := range []string{pub.URL + "/malformed", "not a feed", pub.URL + "/down", "HTTP 500", pub.URL + "/missing", "HTTP 404", "penalty"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status.html lacks %q", want)
 		}
@@ -263,9 +264,9 @@ feeds = ["%s", "%s", "%s", "%s", "%s"]
 }
 
 func TestOverlappingRunChangesNothing(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
 	held, err := sqlite.Open(context.Background(), cfg.State)
 	if err != nil {
 		t.Fatal(err)
@@ -274,8 +275,8 @@ func TestOverlappingRunChangesNothing(t *testing.T) {
 	if !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("second run: err %v, want ErrLocked", err)
 	}
-	if len(pub.requests()) != 0 {
-		t.Errorf("a locked-out run polled: %v", pub.requests())
+	if len(pub.Requests()) != 0 {
+		t.Errorf("a locked-out run polled: %v", pub.Requests())
 	}
 	if _, err := os.Stat(cfg.SiteDir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a locked-out run wrote the site: %v", err)
@@ -285,16 +286,16 @@ func TestOverlappingRunChangesNothing(t *testing.T) {
 }
 
 func TestGoneFeedNoticedOnceAndNeverPolledAgain(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.url("/a")), "")
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
-	pub.setStatus("/a", 410)
+	pub.Respond("/a", feedtest.Response{Status: 410})
 	runAt(t, cfg, "2026-11-22T00:05:00Z")
 	runAt(t, cfg, "2026-11-23T00:05:00Z")
 	runAt(t, cfg, "2026-11-24T00:05:00Z")
 	polls := 0
-	for _, r := range pub.requests() {
+	for _, r := range pub.Requests() {
 		if strings.HasSuffix(r, " 410") {
 			polls++
 		}

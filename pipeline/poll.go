@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"feeddigest/domain"
 	"feeddigest/fetch"
@@ -89,34 +90,29 @@ type polled struct {
 	claim *store.Work
 }
 
+// fetchAll polls at most Concurrency feeds at a time and hands each
+// result to out, in the order they finish.
 func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]domain.Feed, out chan<- polled) {
 	defer close(out)
-	work := make(chan schedule.Poll)
-	var wg sync.WaitGroup
-	for range max(1, min(p.cfg.Fetch.Concurrency, len(polls))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range work {
-				f := byURL[job.URL]
-				res := p.pollFeed(ctx, client, f)
-				if ctx.Err() != nil {
-					// Interrupted: the feed did not fail, we stopped
-					// listening. Its record stays as it was, due again.
-					continue
-				}
-				out <- polled{feed: f, why: job.Why, res: res}
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(max(1, p.cfg.Fetch.Concurrency))
 	for _, job := range polls {
-		select {
-		case work <- job:
-		case <-ctx.Done():
+		if ctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			f := byURL[job.URL]
+			res := p.pollFeed(ctx, client, f)
+			if ctx.Err() != nil {
+				// Interrupted: the feed did not fail, we stopped
+				// listening. Its record stays as it was, due again.
+				return nil
+			}
+			out <- polled{feed: f, why: job.Why, res: res}
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	g.Wait()
 }
 
 // pollFeed polls one feed. A body is read only once the poll is recorded
@@ -196,7 +192,7 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	default:
 		p.sum.Failed++
 		log.Info("poll failed", "error", res.Err)
-		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %v", shown, res.Err))
+		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %s", shown, PollErrorText(res.Err)))
 		return false, nil
 	}
 	return true, nil
@@ -257,7 +253,7 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 		// a 304 at the new URL) moves at once, not at its next new post.
 		p.notePermanentRedirect(&f, res)
 	} else {
-		f.LastError = res.Err.Error()
+		f.LastError = PollErrorText(res.Err)
 	}
 	if res.BodyError != "" {
 		// A body that is not a usable feed: its validators and hash are
@@ -275,11 +271,20 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 		}
 		f.TTL = feed.TTL
 		f.Repaired = feed.Repaired
+		f.Language = feed.Language
 		if !res.Partial {
 			f.BodyHash = res.BodyHash
 		}
 	}
 	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, p.salt)
+	if res.Err != nil {
+		// In plain words, for the digests: what went wrong, and since
+		// when (a 410 at once has no run of errors).
+		f.Problem, f.ProblemAt, f.ProblemSince = res.Problem(), now, f.FirstError
+		if f.ProblemSince.IsZero() {
+			f.ProblemSince = now
+		}
+	}
 	return f
 }
 

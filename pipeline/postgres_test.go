@@ -69,6 +69,12 @@ func TestPassesOnPostgres(t *testing.T) {
 		{name: "StatusShowsRhythmAndNextDigest", test: TestStatusShowsRhythmAndNextDigest},
 		{name: "TurningWeeklyMidWeek", test: TestTurningWeeklyMidWeek},
 		{name: "PublishWritesTheSiteTheRunsWrote", test: TestPublishWritesTheSiteTheRunsWrote},
+		{name: "FeedThatAnswers404IsNamedEveryDay", test: TestFeedThatAnswers404IsNamedEveryDay},
+		{name: "FeedNeverReadIsNamedByItsAddress", test: TestFeedNeverReadIsNamedByItsAddress},
+		{name: "FailedFeedsAreRecordedInTheDigest", test: TestFailedFeedsAreRecordedInTheDigest},
+		{name: "FeedLanguageReachesThePage", test: TestFeedLanguageReachesThePage},
+		{name: "DigestPagesLinkTheirNeighbours", test: TestDigestPagesLinkTheirNeighbours},
+		{name: "DigestFollowsTheUsersOrderFoldersAndTitles", test: TestDigestFollowsTheUsersOrderFoldersAndTitles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,9 @@ func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time)
 	var sum Summary
 	p := &pass{cfg: cfg, opts: opts, rd: rd, sum: &sum}
 	pub := site.New(out.Dir, "") // pages only: the outbox is the runs' business
+	if err := pub.Favicon(); err != nil {
+		return out, err
+	}
 	feeds, err := p.feedNames(ctx)
 	if err != nil {
 		return out, rd.Damaged(err)
@@ -53,6 +56,8 @@ func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time)
 			if err != nil {
 				return out, rd.Damaged(err)
 			}
+			prev, next := neighbours(digests, d.Date)
+			page.Prev, page.Next = prev.Date, next.Date
 			if err := p.writeDigest(pub, page); err != nil {
 				return out, fmt.Errorf("publish %s %s: %w", d.User, d.Date, err)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 )
 
@@ -37,9 +38,9 @@ func sitePages(t *testing.T, dir string) map[string]string {
 // publish writes the whole site from the state into dir, and nothing
 // else: the same pages, byte for byte, that the runs wrote.
 func TestPublishWritesTheSiteTheRunsWrote(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	pub.add("/b", entry("b-1", "2026-11-20T11:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/b", entry("b-1", "2026-11-20T11:00:00Z"))
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
@@ -50,11 +51,11 @@ feeds = ["%[1]s", "%[2]s"]
 name = "kenji"
 timezone = "Asia/Tokyo"
 feeds = ["%[2]s"]
-`, pub.url("/a"), pub.url("/b")), "")
+`, pub.URL+"/a", pub.URL+"/b"), "")
 	start := at("2026-11-21T00:05:00Z")
 	for h := range 50 {
 		if h%7 == 0 {
-			pub.add("/a", entry(fmt.Sprintf("a-%d", h+2), start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339)))
+			pub.Add("/a", entry(fmt.Sprintf("a-%d", h+2), start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339)))
 		}
 		runAt(t, cfg, start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339))
 	}

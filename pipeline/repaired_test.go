@@ -1,33 +1,24 @@
 package pipeline
 
 import (
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"feeddigest/internal/feedtest"
 )
 
 // A feed whose XML is ill-formed (here a truncated end and a bare
 // ampersand) gives its entries, and the status page says it was repaired,
 // until the publisher fixes it.
 func TestRepairedFeedIsReadAndShown(t *testing.T) {
-	var fixed atomic.Bool
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml")
-		body := `<?xml version="1.0"?><rss version="2.0"><channel><title>Tom & Jerry</title>` +
-			`<item><guid>r-1</guid><title>One</title><link>https://site.example/r-1</link></item>` +
-			`<item><guid>r-2</guid><title>Two</title><link>https://site.example/r-2</link></item>`
-		if fixed.Load() {
-			body = strings.Replace(body, " & ", " &amp; ", 1) + `</channel></rss>`
-		} else {
-			body += `<item><guid>r-3</guid><title>Thr`
-		}
-		fmt.Fprint(w, body)
-	}))
-	defer ts.Close()
+	const body = `<?xml version="1.0"?><rss version="2.0"><channel><title>Tom & Jerry</title>` +
+		`<item><guid>r-1</guid><title>One</title><link>https://site.example/r-1</link></item>` +
+		`<item><guid>r-2</guid><title>Two</title><link>https://site.example/r-2</link></item>`
+	rss := http.Header{"Content-Type": {"application/rss+xml"}}
+	ts := feedtest.Start(t)
+	ts.Respond("/feed", feedtest.Response{Status: http.StatusOK, Header: rss, Body: body + `<item><guid>r-3</guid><title>Thr`})
 	cfg := testConfig(t, oneUser(t, ts.URL+"/feed"), "")
 	sum := runAt(t, cfg, "2026-11-21T12:00:00Z")
 	if sum.Fresh != 1 || sum.NewEntries != 2 {
@@ -45,7 +36,7 @@ func TestRepairedFeedIsReadAndShown(t *testing.T) {
 		t.Errorf("digest entries %v", keys(got))
 	}
 
-	fixed.Store(true)
+	ts.Respond("/feed", feedtest.Response{Status: http.StatusOK, Header: rss, Body: strings.Replace(body, " & ", " &amp; ", 1) + `</channel></rss>`})
 	runAt(t, cfg, "2026-11-22T00:05:00Z")
 	if f := feedRecord(t, cfg.State, ts.URL+"/feed"); f.Repaired != "" {
 		t.Errorf("repaired %q after the publisher fixed the feed", f.Repaired)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"feeddigest/internal/feedtest"
 )
 
 // A week of hourly runs for three users in three zones, on feeds that
@@ -17,12 +19,12 @@ import (
 // by the pipeline and by the server alike.
 func TestOneRequestPerPollOnCompliantFeeds(t *testing.T) {
 	const feeds = 12
-	pub := newPublisher(t)
+	pub := feedtest.Start(t)
 	var urls []string
 	for i := range feeds {
 		path := fmt.Sprintf("/f%d", i)
-		pub.add(path, entry(fmt.Sprintf("f%d-0", i), "2026-11-01T00:00:00Z"))
-		urls = append(urls, fmt.Sprintf("%q", pub.url(path)))
+		pub.Add(path, entry(fmt.Sprintf("f%d-0", i), "2026-11-01T00:00:00Z"))
+		urls = append(urls, fmt.Sprintf("%q", pub.URL+path))
 	}
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
@@ -46,7 +48,7 @@ feeds = [%[1]s]
 		for i := range feeds {
 			if (h+2*i)%24 == 0 { // each feed posts daily, at its own hour
 				id := fmt.Sprintf("f%d-%d", i, h)
-				pub.add(fmt.Sprintf("/f%d", i), item{id: id, title: "T " + id, body: "B " + id, published: now})
+				pub.Add(fmt.Sprintf("/f%d", i), feedtest.Entry{ID: id, Title: "T " + id, Body: "B " + id, Published: now})
 			}
 		}
 		sum, err := Run(context.Background(), cfg, Options{Now: now})
@@ -57,7 +59,7 @@ feeds = [%[1]s]
 		requests += sum.Requests
 		fresh += sum.Fresh
 	}
-	served := pub.requests()
+	served := pub.Requests()
 	heads := 0
 	for _, r := range served {
 		if strings.HasPrefix(r, "HEAD ") {
@@ -90,7 +92,8 @@ func TestHeadFirstWhereConditionalGETsAreIgnored(t *testing.T) {
 		w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, version))
 		w.Header().Set("Content-Type", "application/rss+xml")
 		if r.Method == http.MethodGet {
-			fmt.Fprintf(w, tinyRSS, "Stubborn", fmt.Sprintf("s-%d", version), fmt.Sprintf("s-%d", version))
+			fmt.Fprintf(w, `<rss version="2.0"><channel><title>Stubborn</title><item><guid>s-%[1]d</guid><title>Post</title>`+
+				`<link>https://site.example/s-%[1]d</link></item></channel></rss>`, version)
 		}
 	}))
 	defer ts.Close()

@@ -17,6 +17,7 @@ import (
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/fetch"
+	"feeddigest/mail"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -176,34 +177,48 @@ type pass struct {
 	// daily are the weekly users between digests, whose feeds are still
 	// polled once a day.
 	daily []schedule.DailyPoll
+	// emails holds the digest emails composed for the outbox, by
+	// digestKey, so the send step mails the very message the outbox has
+	// and composes only those written in an earlier run.
+	emails map[string]*mail.Message
 }
 
 func (p *pass) sync(ctx context.Context) error {
+	// The digests of the last days, in one question rather than one per
+	// user: a user is due for a date within a week of now (a weekly
+	// user's digest day).
+	since := p.opts.Now.AddDate(0, 0, -9).Format(time.DateOnly)
+	recent, err := p.st.DigestsSince(ctx, since)
+	if err != nil {
+		return err
+	}
+	have := make(map[store.DigestKey]bool, len(recent))
+	newest := map[string]string{}
+	for _, d := range recent {
+		have[store.DigestKey{User: d.User, Date: d.Date}] = true
+		newest[d.User] = max(newest[d.User], d.Date)
+	}
 	subs := map[string][]string{}
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
 		su := scheduleUser(u)
 		if su.Weekly {
-			digests, err := p.st.Digests(ctx, u.Name)
-			if err != nil {
-				return err
+			su.NewestDigest = newest[u.Name]
+			if su.NewestDigest == "" { // none in the last days: look further
+				digests, err := p.st.Digests(ctx, u.Name)
+				if err != nil {
+					return err
+				}
+				su.NewestDigest = newestDate(digests)
 			}
-			su.NewestDigest = newestDate(digests)
 		}
 		users = append(users, su)
 	}
 	if err := p.st.SyncSubscriptions(ctx, subs, p.opts.Now); err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
 	}
-	// The digests of the last days, in one question: a user is due for a
-	// date within a week of now (a weekly user's digest day).
-	since := p.opts.Now.AddDate(0, 0, -9).Format(time.DateOnly)
-	recent, lookupErr := p.st.DigestsSince(ctx, since)
-	have := make(map[store.DigestKey]bool, len(recent))
-	for _, k := range recent {
-		have[k] = true
-	}
+	var lookupErr error
 	p.due = schedule.DueUsers(users, p.opts.Now, func(user, date string) bool {
 		if date >= since {
 			return have[store.DigestKey{User: user, Date: date}]

@@ -3,12 +3,11 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/mail"
-	"feeddigest/render"
 	"feeddigest/store"
 )
 
@@ -48,13 +47,16 @@ func (p *pass) sendTo(ctx context.Context, user string) error {
 	if p.cfg.Email.SMTP == nil {
 		return nil
 	}
-	all, err := p.st.Unsent(ctx)
+	// The user's digests, not everyone's unsent ones (a pass of
+	// thousands of digests would read them all for each); unsent as
+	// store.Reader.Unsent says, oldest first.
+	all, err := p.st.Digests(ctx, user)
 	if err != nil {
 		return err
 	}
 	var unsent []domain.Digest
-	for _, d := range all {
-		if d.User == user {
+	for _, d := range slices.Backward(all) {
+		if d.SendWanted && d.SentAt.IsZero() && d.SendStarted.IsZero() && d.SendGivenUp.IsZero() {
 			unsent = append(unsent, d)
 		}
 	}
@@ -95,14 +97,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	}
 	feeds := map[string]feedInfo{} // read as the messages need them
 	for i, d := range digests {
-		u, _ := p.cfg.User(d.User)
-		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		msg, err := p.emailOf(ctx, d, feeds)
 		if err != nil {
 			return err
-		}
-		msg, err := render.EmailMessage(rd, p.cfg.Email.From, p.cfg.SiteURL)
-		if err != nil {
-			return fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 		}
 		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); errors.Is(err, store.ErrSendTaken) {
 			continue // another run of a shared pass is sending it
@@ -145,6 +142,24 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		}
 	}
 	return nil
+}
+
+// emailOf is the email of d: the one composed for the outbox in this
+// pass, or, for a digest written in an earlier run, composed now (the
+// same bytes: a digest's email is reproducible).
+func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
+	p.mu.Lock()
+	msg, ok := p.emails[digestKey(d.User, d.Date)]
+	p.mu.Unlock()
+	if ok {
+		return msg, nil
+	}
+	u, _ := p.cfg.User(d.User)
+	rd, err := p.renderDigest(ctx, d, *u, feeds)
+	if err != nil {
+		return nil, err
+	}
+	return p.composeEmail(rd)
 }
 
 // noteMailProblems puts a line per user with mail that did not go out

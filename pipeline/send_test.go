@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
 )
 
@@ -87,10 +88,10 @@ func messageID(t *testing.T, raw []byte) string {
 // A full run delivers the digest over SMTP, whole; a second run in the same
 // hour sends nothing more.
 func TestRunSendsDigestOverSMTP(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := mailConfig(t, sink, pub.url("/a"))
+	cfg := mailConfig(t, sink, pub.URL+"/a")
 
 	sum := runAt(t, cfg, "2026-11-21T14:00:00Z")
 	if sum.DigestsBuilt != 1 || sum.EmailsSent != 1 || sum.SendFailures != 0 {
@@ -115,10 +116,10 @@ func TestRunSendsDigestOverSMTP(t *testing.T) {
 // unsent; the next run, with the server back, sends it exactly once, with
 // the Message-ID the outbox copy written at the failed run carries.
 func TestRunRetriesSendAfterServerDown(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := mailConfig(t, sink, pub.url("/a"))
+	cfg := mailConfig(t, sink, pub.URL+"/a")
 	sink.Stop()
 
 	sum, err := Run(t.Context(), cfg, Options{Now: at("2026-11-21T14:00:00Z")})
@@ -158,10 +159,10 @@ func TestRunRetriesSendAfterServerDown(t *testing.T) {
 // run with the same Message-ID and Date, so a client that did get the first
 // copy recognises the second.
 func TestRetriedSendKeepsMessageID(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := mailConfig(t, sink, pub.url("/a"))
+	cfg := mailConfig(t, sink, pub.URL+"/a")
 
 	sink.SetFailing(true)
 	if sum := runAt(t, cfg, "2026-11-21T14:00:00Z"); sum.EmailsSent != 0 || sum.SendFailures != 1 {
@@ -172,7 +173,7 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 		t.Fatalf("retry run: %+v", sum)
 	}
 	// The next day's digest gets its own Message-ID.
-	pub.add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
+	pub.Add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
 	if sum := runAt(t, cfg, "2026-11-22T00:05:00Z"); sum.DigestsBuilt != 1 || sum.EmailsSent != 1 {
 		t.Fatalf("next day: %+v", sum)
 	}
@@ -199,10 +200,10 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 // A server that defers DATA (451) is tried again after a wait that
 // doubles: an hour, two, four, eight; then the digest goes, once.
 func TestPassingSendFailuresBackOff(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := mailConfig(t, sink, pub.url("/a"))
+	cfg := mailConfig(t, sink, pub.URL+"/a")
 	sink.SetFailing(true)
 	start := at("2026-11-22T00:05:00Z")
 	var triedAt []int

@@ -97,9 +97,22 @@ func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Use
 // that status.html is as of): a digest just built is never "due".
 func userRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.UserStatus, error) {
 	rows := make([]render.UserStatus, 0, len(cfg.Users))
+	// The digests of the last days in one question, not one per user (a
+	// status page of thousands of users); a user without one there is
+	// asked for on their own.
+	recent := map[string][]domain.Digest{}
+	if st != nil {
+		all, err := st.DigestsSince(ctx, now.AddDate(0, 0, -9).Format(time.DateOnly))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range all {
+			recent[d.User] = append(recent[d.User], d)
+		}
+	}
 	for _, u := range cfg.Users {
-		var digests []domain.Digest
-		if st != nil {
+		digests := recent[u.Name]
+		if st != nil && len(digests) == 0 {
 			var err error
 			if digests, err = st.Digests(ctx, u.Name); err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/internal/feedtest"
 )
 
 // Three weeks of hourly runs for a weekly user whose busy feed shows its
@@ -20,8 +21,8 @@ func TestWeeklyUserOverThreeWeeks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three weeks of hourly runs")
 	}
-	pub := newPublisher(t)
-	pub.window = 10
+	pub := feedtest.Start(t)
+	pub.SetWindow(10)
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
@@ -30,12 +31,12 @@ digest_hour = 6
 every = "week"
 digest_day = "monday"
 feeds = [%q]
-`, pub.url("/busy")), "")
+`, pub.URL+"/busy"), "")
 	// Ten entries before the first run: the first digest shows the 5
 	// newest (as for a daily user), the rest are never shown.
 	start := at("2026-10-21T09:30:00Z") // a Wednesday, after the digest hour
 	for i := range 10 {
-		pub.add("/busy", item{id: fmt.Sprintf("old-%d", i), title: "Old", published: start.Add(time.Duration(i-20) * time.Hour)})
+		pub.Add("/busy", feedtest.Entry{ID: fmt.Sprintf("old-%d", i), Title: "Old", Published: start.Add(time.Duration(i-20) * time.Hour)})
 	}
 	// Then 5 entries a day at uneven hours, over the end of summer time on
 	// Sunday 25 October, with a run every hour until the Monday digest
@@ -46,7 +47,7 @@ feeds = [%q]
 	for now := start; !now.After(end); now = now.Add(time.Hour) {
 		if now.After(start) && now.Before(end.Add(-24*time.Hour)) && isPostHour(now.Hour()) {
 			id := fmt.Sprintf("e-%d", len(posted)+1)
-			pub.add("/busy", item{id: id, title: "Post " + id, published: now})
+			pub.Add("/busy", feedtest.Entry{ID: id, Title: "Post " + id, Published: now})
 			posted = append(posted, id)
 		}
 		digests += runAt(t, cfg, now.Format(time.RFC3339)).DigestsBuilt
@@ -85,7 +86,7 @@ feeds = [%q]
 	// Polled about once a day, not every hour: a weekly user costs the
 	// publisher no more than a daily one.
 	gets := 0
-	for _, r := range pub.requests() {
+	for _, r := range pub.Requests() {
 		if strings.HasPrefix(r, "GET /busy ") {
 			gets++
 		}
@@ -107,8 +108,8 @@ func isPostHour(h int) bool {
 // status and status.html show each user's rhythm and next digest, in the
 // user's time, and a weekly user's digest is not due between digest days.
 func TestStatusShowsRhythmAndNextDigest(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub := feedtest.Start(t)
+	pub.Add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, fmt.Sprintf(`
 [[users]]
 name = "ada"
@@ -121,7 +122,7 @@ digest_hour = 6
 every = "week"
 digest_day = "saturday"
 feeds = [%[1]q]
-`, pub.url("/feed")), "")
+`, pub.URL+"/feed"), "")
 	// Wednesday 25 November, 10:05 in London and 19:05 in Tokyo.
 	now := at("2026-11-25T10:05:00Z")
 	if sum := runAt(t, cfg, now.Format(time.RFC3339)); sum.DigestsBuilt != 2 {
@@ -160,7 +161,7 @@ feeds = [%[1]q]
 		t.Errorf("a day later: %+v", users)
 	}
 	// Before the first run (no state file), every first digest is due.
-	fresh := testConfig(t, fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nevery = \"week\"\nfeeds = [%q]\n", pub.url("/feed")), "")
+	fresh := testConfig(t, fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nevery = \"week\"\nfeeds = [%q]\n", pub.URL+"/feed"), "")
 	if users, err := Users(context.Background(), fresh, now); err != nil || len(users) != 1 || !users[0].Due || users[0].Rhythm != "weekly on Monday at 00:00 UTC" {
 		t.Errorf("before the first run: %+v, %v", users, err)
 	}
@@ -170,9 +171,9 @@ feeds = [%[1]q]
 // the next Monday, with everything since Wednesday's daily digest: no
 // digest dated the Monday before, no entry lost.
 func TestTurningWeeklyMidWeek(t *testing.T) {
-	pub := newPublisher(t)
-	pub.add("/feed", entry("a-1", "2026-11-24T10:00:00Z"))
-	daily := fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", pub.url("/feed"))
+	pub := feedtest.Start(t)
+	pub.Add("/feed", entry("a-1", "2026-11-24T10:00:00Z"))
+	daily := fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", pub.URL+"/feed")
 	cfg := testConfig(t, daily, "")
 	runAt(t, cfg, "2026-11-25T00:05:00Z") // Wednesday's daily digest
 	weekly := strings.Replace(readFile(t, cfg.Path), "name = \"ada\"\n", "name = \"ada\"\nevery = \"week\"\n", 1)
@@ -183,7 +184,7 @@ func TestTurningWeeklyMidWeek(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub.add("/feed", entry("a-2", "2026-11-25T10:00:00Z"))
+	pub.Add("/feed", entry("a-2", "2026-11-25T10:00:00Z"))
 	for _, now := range []string{"2026-11-26T00:05:00Z", "2026-11-29T23:05:00Z"} {
 		if sum := runAt(t, cfg, now); sum.DigestsBuilt != 0 {
 			t.Errorf("at %s: %d digests built, want none before Monday", now, sum.DigestsBuilt)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,18 +14,21 @@ import (
 )
 
 const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
-	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
+	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
 
 func scanDigest(row pgx.Row) (domain.Digest, error) {
 	var d domain.Digest
-	var notices []byte
+	var notices, problems []byte
 	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
 		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, &d.SendAttempts, timeOf{&d.SendFailedAt},
-		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy); err != nil {
+		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems); err != nil {
 		return d, err
 	}
 	if err := json.Unmarshal(notices, &d.Notices); err != nil {
 		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal(problems, &d.Problems); err != nil {
+		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
 	}
 	return d, nil
 }
@@ -48,14 +52,9 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return has, nil
 }
 
-// DigestsSince lists the keys of every digest dated date or later.
-func (s *Store) DigestsSince(ctx context.Context, date string) ([]store.DigestKey, error) {
-	rows, _ := s.pool.Query(ctx, "SELECT user_name, date FROM digests WHERE date >= $1 ORDER BY user_name, date", date)
-	keys, err := pgx.CollectRows(rows, pgx.RowToStructByPos[store.DigestKey])
-	if err != nil {
-		return nil, fmt.Errorf("list digests: %w", err)
-	}
-	return keys, nil
+// DigestsSince lists every digest dated date or later, by user then date.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE date >= $1 ORDER BY user_name, date", date)
 }
 
 // Digests lists a user's digests, newest date first.
@@ -167,10 +166,18 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 		if d.Notices == nil {
 			d.Notices = []domain.Notice{}
 		}
+		if d.Problems, err = digestProblems(ctx, tx, user, d.Since, now); err != nil {
+			return err
+		}
+		if d.Problems == nil {
+			d.Problems = []domain.Problem{}
+		}
 		d.EntryCount = len(ids)
 		notices, _ := json.Marshal(d.Notices)
-		if _, err := tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, user, date, at(d.Since), at(now), string(notices), len(ids), sendWanted); err != nil {
+		problems, _ := json.Marshal(d.Problems)
+		if _, err := tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, user, date, at(d.Since), at(now), string(notices), len(ids), sendWanted,
+			string(problems)); err != nil {
 			if isUniqueViolation(err) {
 				return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
 			}
@@ -213,19 +220,21 @@ func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time
 	if err != nil {
 		return nil, err
 	}
-	var ids []int64
+	// The feeds introduced before, in one question rather than one per
+	// feed. Entries at exactly `since` count again (>=), as in SQLite:
+	// notGivenTo keeps the last digest's from showing twice.
+	ids, err := queryIDs(ctx, tx, `SELECT e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
+		WHERE s.user_name = $1 AND s.introduced_at IS NOT NULL
+		AND e.first_seen >= $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY e.feed_id, `+newestFirst,
+		user, orEpoch(since), now)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range subs {
-		var got []int64
-		switch {
-		case s.introduced:
-			// Entries at exactly `since` count again (>=), as in SQLite:
-			// notGivenTo keeps the last digest's from showing twice.
-			got, err = queryIDs(ctx, tx, `SELECT e.id FROM entries e WHERE e.feed_id = $2
-				AND e.first_seen >= $3 AND e.first_seen <= $4 AND `+notGivenTo+` ORDER BY `+newestFirst,
-				user, s.feed, orEpoch(since), now)
-		case s.read:
-			got, err = introduce(ctx, tx, user, s.feed, now)
+		if s.introduced || !s.read {
+			continue
 		}
+		got, err := introduce(ctx, tx, user, s.feed, now)
 		if err != nil {
 			return nil, err
 		}
@@ -287,6 +296,68 @@ func digestNotices(ctx context.Context, tx pgx.Tx, user string, since, now time.
 			}
 			return nil
 		})
+	return out, err
+}
+
+// DigestIntact says whether every entry of a digest is still stored with
+// its texts (see store.Reader).
+func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
+	var count, held, bare int
+	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL)
+		FROM digests d LEFT JOIN digest_entries de ON de.user_name = d.user_name AND de.date = d.date
+		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE d.user_name = $1 AND d.date = $2 GROUP BY d.user_name, d.date`, user, date).Scan(&count, &held, &bare)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
+	}
+	return held == count && bare == 0, nil
+}
+
+// digestProblems finds the user's feeds that could not be read since the
+// previous digest (built at since; zero: none) up to now; see the SQLite
+// state's function of the same name for the rules.
+func digestProblems(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Problem, error) {
+	rows, err := tx.Query(ctx, `SELECT f.url, f.problem, f.problem_at, f.problem_since, f.first_error,
+		f.error_count, f.gone_at, f.dead_at, f.last_success FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user_name = $1 AND ((f.gone_at IS NULL AND f.dead_at IS NULL
+				AND (f.error_count > 0 OR (f.problem_at > $2 AND f.problem_at <= $3)))
+			OR (f.gone_at > $2 AND f.gone_at <= $3) OR (f.dead_at > $2 AND f.dead_at <= $3))
+		ORDER BY f.url`, user, orEpoch(since), now)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Problem
+	var p domain.Problem
+	var at, problemSince, firstError, gone, dead, success time.Time
+	var errCount int
+	_, err = pgx.ForEachRow(rows, []any{&p.FeedURL, &p.Reason, timeOf{&at}, timeOf{&problemSince}, timeOf{&firstError},
+		&errCount, timeOf{&gone}, timeOf{&dead}, timeOf{&success}}, func() error {
+		p.Until = time.Time{}
+		switch {
+		case !gone.IsZero():
+			p.State = domain.ProblemGone
+		case !dead.IsZero():
+			p.State = domain.ProblemDead
+		case errCount > 0:
+			p.State = domain.ProblemFailing
+		default:
+			p.State, p.Until = domain.ProblemRecovered, success
+		}
+		// Since when: the first error of the run, else (a 410 at once)
+		// when it went wrong.
+		p.Since = time.Time{}
+		for _, t := range []time.Time{problemSince, firstError, gone, dead, at} {
+			if !t.IsZero() {
+				p.Since = t
+				break
+			}
+		}
+		out = append(out, p)
+		return nil
+	})
 	return out, err
 }
 

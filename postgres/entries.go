@@ -116,13 +116,15 @@ func updateFeed(ctx context.Context, tx pgx.Tx, f domain.Feed) error {
 		last_status = $10, last_error = $11, next_poll = $12, reason = $13, error_count = $14, first_error = $15,
 		retry_pending = $16, gone_at = $17, dead_at = $18, moved_at = $19, moved_from = $20, origin_flag_at = $21,
 		answers_304 = $22, refuses_head = $23, ignores_conditional = $24, ttl_seconds = $25, overflow_gap_seconds = $26,
-		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30 WHERE id = $31`,
+		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30, problem = $31, problem_at = $32,
+		problem_since = $33, language = $34 WHERE id = $35`,
 		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
 		at(f.LastPoll), at(f.LastSuccess), f.LastStatus, f.LastError, at(f.NextPoll), f.Reason,
 		f.ErrorCount, at(f.FirstError), f.RetryPending, at(f.GoneAt), at(f.DeadAt),
 		at(f.MovedAt), f.MovedFrom, at(f.OriginFlagAt), f.Answers304, f.RefusesHEAD,
 		f.IgnoresConditional, int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
-		at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.ID)
+		at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, at(f.ProblemAt),
+		at(f.ProblemSince), f.Language, f.ID)
 	if err != nil {
 		return fmt.Errorf("update feed record: %w", err)
 	}

@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,7 +19,8 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
 	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
 	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap_seconds, next_extra_poll, polls, body_error, repaired`
+	overflow_gap_seconds, next_extra_poll, polls, body_error, repaired, problem, problem_at,
+	problem_since, language`
 
 // scanFeed reads the feedColumns of a row, then any extra columns.
 func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {
@@ -27,7 +30,8 @@ func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {
 		&f.LastModified, &f.BodyHash, timeOf{&f.LastPoll}, timeOf{&f.LastSuccess}, &f.LastStatus, &f.LastError,
 		timeOf{&f.NextPoll}, &f.Reason, &f.ErrorCount, timeOf{&f.FirstError}, &f.RetryPending, timeOf{&f.GoneAt},
 		timeOf{&f.DeadAt}, timeOf{&f.MovedAt}, &f.MovedFrom, timeOf{&f.OriginFlagAt}, &f.Answers304, &f.RefusesHEAD,
-		&f.IgnoresConditional, &ttl, &gap, timeOf{&f.NextExtraPoll}, &f.Polls, &f.BodyError, &f.Repaired}
+		&f.IgnoresConditional, &ttl, &gap, timeOf{&f.NextExtraPoll}, &f.Polls, &f.BodyError, &f.Repaired,
+		&f.Problem, timeOf{&f.ProblemAt}, timeOf{&f.ProblemSince}, &f.Language}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}
@@ -66,12 +70,21 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 			users, urls = append(users, u), append(urls, url)
 		}
 	}
+	want := fingerprint(subs)
 	// New feed rows in one order, whoever inserts them: two runs syncing at
 	// once never wait on each other in a circle.
 	newURLs := slices.Clone(urls)
 	slices.Sort(newURLs)
 	newURLs = slices.Compact(newURLs)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var synced []byte
+		err := tx.QueryRow(ctx, "SELECT fingerprint FROM subscriptions_synced FOR UPDATE").Scan(&synced)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if bytes.Equal(synced, want) {
+			return nil // as last synced: nothing to compare
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO feeds (url) SELECT u FROM unnest($1::text[]) AS n(u)
 			WHERE NOT EXISTS (SELECT 1 FROM feeds f WHERE f.url = n.u) ORDER BY u
 			ON CONFLICT (url) DO NOTHING`, newURLs); err != nil {
@@ -84,15 +97,37 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 			return err
 		}
 		// Configured no more.
-		_, err := tx.Exec(ctx, `DELETE FROM subscriptions s USING feeds f WHERE f.id = s.feed_id
+		if _, err := tx.Exec(ctx, `DELETE FROM subscriptions s USING feeds f WHERE f.id = s.feed_id
 			AND NOT EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS n(u, url)
-				WHERE n.u = s.user_name AND n.url = f.url)`, users, urls)
+				WHERE n.u = s.user_name AND n.url = f.url)`, users, urls); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO subscriptions_synced (fingerprint) VALUES ($1)
+			ON CONFLICT (one) DO UPDATE SET fingerprint = EXCLUDED.fingerprint`, want)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
 	}
 	return nil
+}
+
+// fingerprint is a hash of a set of subscriptions, whatever their order.
+func fingerprint(subs map[string][]string) []byte {
+	pairs := make([]string, 0, len(subs)*8)
+	for u, feeds := range subs {
+		for _, url := range feeds {
+			pairs = append(pairs, u+"\x00"+url)
+		}
+	}
+	slices.Sort(pairs)
+	pairs = slices.Compact(pairs)
+	h := sha256.New()
+	for _, p := range pairs {
+		h.Write([]byte(p))
+		h.Write([]byte{'\n'})
+	}
+	return h.Sum(nil)
 }
 
 // Subscribers returns, per feed URL, the users subscribed to it.

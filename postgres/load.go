@@ -61,13 +61,15 @@ func loadFeeds(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded
 		"body_hash", "last_poll", "last_success", "last_status", "last_error", "next_poll", "reason",
 		"error_count", "first_error", "retry_pending", "gone_at", "dead_at", "moved_at", "moved_from",
 		"origin_flag_at", "answers_304", "refuses_head", "ignores_conditional", "ttl_seconds",
-		"overflow_gap_seconds", "next_extra_poll", "polls", "body_error", "repaired"}
+		"overflow_gap_seconds", "next_extra_poll", "polls", "body_error", "repaired", "problem", "problem_at",
+		"problem_since", "language"}
 	n.Feeds, err = copyRows(ctx, tx, "feeds", columns, each(feeds), func(f domain.Feed) []any {
 		return []any{f.ID, f.URL, f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified,
 			f.BodyHash, at(f.LastPoll), at(f.LastSuccess), f.LastStatus, f.LastError, at(f.NextPoll), f.Reason,
 			f.ErrorCount, at(f.FirstError), f.RetryPending, at(f.GoneAt), at(f.DeadAt), at(f.MovedAt), f.MovedFrom,
 			at(f.OriginFlagAt), f.Answers304, f.RefusesHEAD, f.IgnoresConditional, int64(f.TTL / time.Second),
-			int64(f.OverflowGap / time.Second), at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired}
+			int64(f.OverflowGap / time.Second), at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem,
+			at(f.ProblemAt), at(f.ProblemSince), f.Language}
 	})
 	return err
 }
@@ -116,16 +118,21 @@ func loadDigests(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 	}
 	columns := []string{"user_name", "date", "since", "built_at", "notices", "entry_count", "rendered_at", "send_wanted",
 		"sent_at", "send_error", "send_started", "send_attempts", "send_failed_at", "send_permanent", "send_given_up",
-		"send_given_up_why"}
+		"send_given_up_why", "problems"}
 	n.Digests, err = copyRows(ctx, tx, "digests", columns, each(digests), func(d domain.Digest) []any {
 		notices := d.Notices
 		if notices == nil {
 			notices = []domain.Notice{}
 		}
+		problems := d.Problems
+		if problems == nil {
+			problems = []domain.Problem{}
+		}
 		text, _ := json.Marshal(notices)
+		problemsText, _ := json.Marshal(problems)
 		return []any{d.User, d.Date, at(d.Since), at(d.BuiltAt), string(text), d.EntryCount, at(d.RenderedAt), d.SendWanted,
 			at(d.SentAt), d.SendError, at(d.SendStarted), d.SendAttempts, at(d.SendFailedAt), d.SendPermanent,
-			at(d.SendGivenUp), d.SendGivenUpWhy}
+			at(d.SendGivenUp), d.SendGivenUpWhy, string(problemsText)}
 	})
 	return err
 }

@@ -127,15 +127,26 @@ func OpenReader(ctx context.Context, rawURL string) (*Store, error) {
 	switch {
 	case err != nil:
 	case version == 0:
-		err = fmt.Errorf("no feeddigest state in %s (has feeddigest run yet?): %w", s.name, fs.ErrNotExist)
+		err = noStateError{s.name}
 	case version != schemaVersion:
-		err = fmt.Errorf("%s has schema %d, this program reads %d: run `feeddigest run` once to migrate", s.name, version, schemaVersion)
+		err = fmt.Errorf("%s: %w", s.name, &store.SchemaError{Have: version, Want: schemaVersion})
 	}
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// noStateError is store.ErrNoState (and fs.ErrNotExist, as a missing
+// SQLite file) for a database that holds no feeddigest state yet, in
+// words that do not call it a file.
+type noStateError struct{ db string }
+
+func (e noStateError) Error() string { return "no feeddigest state in " + e.db }
+
+func (e noStateError) Is(target error) bool {
+	return target == store.ErrNoState || target == fs.ErrNotExist
 }
 
 // Close ends the run's part in a shared pass (its claims are free at

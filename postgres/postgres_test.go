@@ -122,7 +122,7 @@ func TestForeignDatabaseIsRefused(t *testing.T) {
 func TestReaderOfAnEmptyDatabase(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	_, err := OpenReader(ctx, url)
-	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "has feeddigest run yet?") {
+	if !errors.Is(err, store.ErrNoState) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "no feeddigest state in") {
 		t.Fatalf("reader of an empty database: %v", err)
 	}
 }

@@ -170,6 +170,25 @@ var migrations = []string{
 	);
 	CREATE INDEX digests_unrendered ON digests (built_at) WHERE rendered_at IS NULL;
 	CREATE INDEX digests_unsent ON digests (built_at) WHERE send_wanted AND sent_at IS NULL;`,
+	// 3 (SQLite's 9 and 10): what went wrong with a feed, in plain words,
+	// when it last went wrong and since when, kept after it recovers; the
+	// feeds that could not be read, as each digest recorded them when it
+	// was built; the feed's language. A feed failing before this schema is
+	// failing since its first error, for a reason the next failed poll
+	// names.
+	`ALTER TABLE feeds ADD COLUMN problem text NOT NULL DEFAULT '',
+		ADD COLUMN problem_at timestamptz,
+		ADD COLUMN problem_since timestamptz,
+		ADD COLUMN language text NOT NULL DEFAULT '';
+	UPDATE feeds SET problem_at = last_poll, problem_since = first_error WHERE error_count > 0;
+	ALTER TABLE digests ADD COLUMN problems jsonb NOT NULL DEFAULT '[]';`,
+	// 4: a fingerprint of the subscriptions as last synced from a config,
+	// so that the planner of a pass whose config did not change (nearly
+	// every hour) reads one row instead of comparing every subscription.
+	`CREATE TABLE subscriptions_synced (
+		one boolean PRIMARY KEY DEFAULT true CHECK (one),
+		fingerprint bytea NOT NULL
+	);`,
 }
 
 // schemaVersion is the version a migrated database has.
@@ -193,7 +212,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		if version > schemaVersion {
-			return fmt.Errorf("%s has schema %d, newer than this program (%d): upgrade feeddigest", s.name, version, schemaVersion)
+			return fmt.Errorf("%s: %w", s.name, &store.SchemaError{Have: version, Want: schemaVersion})
 		}
 		if version == schemaVersion {
 			return nil

@@ -132,7 +132,7 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 		return nil, fmt.Errorf("render: digest of %q: bad date %q: %w", d.User, d.Date, err)
 	}
 	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: "Digest for " + day.Format(dayLayout)}
-	for _, g := range d.Groups {
+	for _, g := range inFolderOrder(d.Groups) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
 			gv.Entries = append(gv.Entries, entryView{Title: DisplayTitle(e)})
@@ -140,8 +140,6 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More
 	}
-	for _, n := range d.Notices {
-		v.Notices = append(v.Notices, newNoticeView(n))
-	}
+	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, zone(d))
 	return v, nil
 }

@@ -5,24 +5,53 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	netmail "net/mail"
 	"strings"
-
-	"github.com/wneessen/go-mail"
+	"time"
 )
 
-// ErrNoRecipient is returned by EmailMessage for a user without an email
+// ErrNoRecipient is returned by DigestEmail for a user without an email
 // address: such a user gets pages only.
 var ErrNoRecipient = errors.New("render: digest has no recipient address")
 
-// EmailMessage builds the digest email: multipart/alternative with a
-// plain-text part that reads well alone and an HTML part with inline
-// styles (mail clients drop <style>). Everything that varies between two
-// builds of one digest (Message-ID, MIME boundary, Date) is derived from
-// the digest, so the message is byte for byte reproducible and a repeated
-// send is recognisable by its Message-ID.
-func EmailMessage(d Digest, from, siteURL string) (*mail.Msg, error) {
+// Email is a digest email as plain values: the headers and the two
+// bodies. Composing it into MIME and sending it is package mail's work;
+// render makes the content and imports no mail library.
+//
+// Everything that varies between two builds of one digest (Message-ID,
+// MIME boundary, Date) is derived from the digest, so the message is
+// byte for byte reproducible and a repeated send is recognisable by its
+// Message-ID.
+type Email struct {
+	From      string // the sender as configured: "Name <address>" or "address"
+	To        string // the recipient's address
+	Subject   string
+	Date      time.Time // when the digest was built, in the user's zone
+	MessageID string    // without the angle brackets
+	Headers   []Header  // further headers: Auto-Submitted, List-Id, ...
+	UserAgent string
+	Text      string // the plain-text part, which reads well alone
+	HTML      string // the HTML part, with inline styles (mail clients drop <style>)
+	Boundary  string // the MIME boundary, fixed per digest
+}
+
+// Header is one further header of an Email.
+type Header struct{ Name, Value string }
+
+// EmailDraft is the email of one digest, which can be cut to its first
+// entries when the whole would be too large to send (package mail knows
+// how large a message is as sent, and makes that choice). The entries are
+// sanitised once; each version renders the templates again.
+type EmailDraft struct {
+	d    Digest
+	from string
+	v    *digestView
+}
+
+// DigestEmail prepares the email of d: multipart/alternative with a
+// plain-text part and an HTML part, linking the digest's page under
+// siteURL (none when siteURL is empty).
+func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	if strings.TrimSpace(d.Email) == "" {
 		return nil, ErrNoRecipient
 	}
@@ -32,57 +61,51 @@ func EmailMessage(d Digest, from, siteURL string) (*mail.Msg, error) {
 	}
 	v.Subject = "Your digest for " + v.Day.Format("Monday 2 January")
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
-	return fitEmail(d, from, v)
+	return &EmailDraft{d: d, from: from, v: v}, nil
 }
 
-// MaxEmailSize bounds a digest email as sent: headers and both parts,
-// encoded. 2 MB is far below what mail servers refuse (commonly 10 to 25
-// MB) and still holds well over a thousand excerpts.
-const MaxEmailSize = 2_000_000
-
-// fitEmail builds the email of v, and when it is larger than MaxEmailSize,
-// the one that lists as many of the first entries as fit and says that
-// the rest are on the page. The search renders the templates again, not
-// the entries: v is sanitised once.
-func fitEmail(d Digest, from string, v *digestView) (*mail.Msg, error) {
-	msg, size, err := measuredEmail(d, from, v)
-	if err != nil || size <= MaxEmailSize {
-		return msg, err
-	}
-	var best *mail.Msg
-	lo, hi := 0, v.listed() // hi entries do not fit
-	for lo < hi {
-		mid := (lo + hi) / 2
-		m, size, err := measuredEmail(d, from, v.firstEntries(mid))
-		if err != nil {
-			return nil, err
-		}
-		if size <= MaxEmailSize {
-			best, lo = m, mid+1
-		} else {
-			hi = mid
-		}
-	}
-	if best == nil { // even the frame is too large: every entry is on the page
-		best, _, err = measuredEmail(d, from, v.firstEntries(0))
-	}
-	return best, err
+// Entries is the number of entries the whole email lists.
+func (e *EmailDraft) Entries() int {
+	return e.v.listed()
 }
 
-// measuredEmail builds the message of v and measures it as it will be sent.
-func measuredEmail(d Digest, from string, v *digestView) (*mail.Msg, int64, error) {
-	msg, err := newMsg(d, from, v.Subject)
+// FirstEntries is the email that lists only the first n entries, in
+// order, and says that the rest are on the page; with n >= Entries() it
+// is the whole email.
+func (e *EmailDraft) FirstEntries(n int) (Email, error) {
+	v := e.v
+	if n < v.listed() {
+		v = v.firstEntries(max(n, 0))
+	}
+	text, err := execText("email.txt", v)
 	if err != nil {
-		return nil, 0, err
+		return Email{}, err
 	}
-	if err := setBodies(msg, v); err != nil {
-		return nil, 0, err
-	}
-	size, err := msg.WriteTo(io.Discard)
+	page, err := execPage("email.html", v)
 	if err != nil {
-		return nil, 0, fmt.Errorf("render: email for %s %s: %w", d.User, d.Date, err)
+		return Email{}, err
 	}
-	return msg, size, nil
+	d := e.d
+	domain := mailDomain(e.from)
+	return Email{
+		From:      e.from,
+		To:        d.Email,
+		Subject:   v.Subject,
+		Date:      d.BuiltAt.In(zone(d)),
+		MessageID: fmt.Sprintf("digest-%s-%s@%s", d.Date, d.User, domain),
+		Headers: []Header{
+			{"Auto-Submitted", "auto-generated"},
+			{"List-Id", fmt.Sprintf("%s digest <%s.digest.%s>", d.User, d.User, domain)},
+			// Out-of-office replies to a digest help nobody.
+			{"X-Auto-Response-Suppress", "All"},
+		},
+		UserAgent: "feeddigest",
+		// Feed text reaches the plain part as it came; the HTML part's
+		// escaping has no plain-text counterpart.
+		Text:     StripControl(text),
+		HTML:     string(page),
+		Boundary: boundary(d.User, d.Date),
+	}, nil
 }
 
 // listed is the number of entries v lists.
@@ -114,46 +137,6 @@ func (v *digestView) firstEntries(n int) *digestView {
 		out.Kept += keep
 	}
 	return &out
-}
-
-// newMsg sets the headers of a digest email.
-func newMsg(d Digest, from, subject string) (*mail.Msg, error) {
-	msg := mail.NewMsg(mail.WithNoDefaultUserAgent())
-	if err := msg.From(from); err != nil {
-		return nil, fmt.Errorf("render: email from %q: %w", from, err)
-	}
-	if err := msg.To(d.Email); err != nil {
-		return nil, fmt.Errorf("render: email to %q: %w", d.Email, err)
-	}
-	domain := mailDomain(from)
-	msg.Subject(subject)
-	msg.SetDateWithValue(d.BuiltAt.In(zone(d)))
-	msg.SetMessageIDWithValue(fmt.Sprintf("digest-%s-%s@%s", d.Date, d.User, domain))
-	msg.SetGenHeader("Auto-Submitted", "auto-generated")
-	msg.SetGenHeader("List-Id", fmt.Sprintf("%s digest <%s.digest.%s>", d.User, d.User, domain))
-	// Out-of-office replies to a digest help nobody.
-	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
-	msg.SetUserAgent("feeddigest")
-	msg.SetBoundary(boundary(d.User, d.Date))
-	return msg, nil
-}
-
-// setBodies renders both parts; the plain text comes first, as the MIME
-// rules for alternatives put the simplest one first.
-func setBodies(msg *mail.Msg, v *digestView) error {
-	text, err := execText("email.txt", v)
-	if err != nil {
-		return err
-	}
-	page, err := execPage("email.html", v)
-	if err != nil {
-		return err
-	}
-	// Feed text reaches the plain part as it came; the HTML part's
-	// escaping has no plain-text counterpart.
-	msg.SetBodyString(mail.TypeTextPlain, StripControl(text))
-	msg.AddAlternativeString(mail.TypeTextHTML, string(page))
-	return nil
 }
 
 // mailDomain is the domain of the From address, so Message-IDs are ours;

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
-
-	"feeddigest/domain"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
@@ -53,63 +51,20 @@ func utc(s string) time.Time {
 
 // sampleDigest has a bit of everything: a relative entry link, an entry
 // without a title, a feed without a name, notices, an intro and links.
-func sampleDigest(t testing.TB) Digest {
-	return Digest{
-		User:      "ada",
-		Email:     "ada@example.org",
-		Date:      "2020-11-22",
-		Location:  london(t),
-		BuiltAt:   utc("2020-11-22T00:05:00Z"),
-		IntroHTML: "<p>Good morning, Ada.</p>",
-		Groups: []FeedGroup{
-			{
-				FeedURL:  "https://blog.example.org/feed.xml",
-				FeedName: "Example <b>Blog</b>",
-				SiteURL:  "https://blog.example.org/",
-				Entries: []domain.Entry{
-					{
-						Title:     "Hello <em>world</em>",
-						Link:      "/posts/hello",
-						Author:    "Ada",
-						Published: utc("2020-11-21T14:05:00Z"),
-						FirstSeen: utc("2020-11-21T15:00:00Z"),
-						Content: `<p>First post. See <a href="/about">about me</a> and ` +
-							`<a href="https://other.example.com/x" rel="nofollow">a friend</a>.</p>` +
-							`<p><img src="img/cat.png" alt="A cat"><img src="https://t.example/p.gif" width="1" height="1"></p>`,
-					},
-					{
-						Link:      "https://blog.example.org/posts/note",
-						FirstSeen: utc("2020-11-21T18:30:00Z"),
-						Content:   "<p>Just a quick note about the weather today, which was grey and wet and long.</p>",
-					},
-				},
-			},
-			{
-				FeedURL: "https://news.example.net/rss",
-				Entries: []domain.Entry{
-					{
-						Title:     "Links of the week",
-						Link:      "https://news.example.net/2020/links",
-						Published: utc("2020-11-20T09:00:00Z"),
-						Summary: `<ul><li><a href="https://other.example.com/y">Other</a></li>` +
-							`<li><a href="https://www.third.example/">Third</a></li></ul>`,
-					},
-				},
-			},
-		},
-		Notices: []Notice{
-			{Notice: domain.Notice{FeedURL: "https://old.example.com/feed", Kind: "gone"}, FeedName: "Old Blog"},
-			{Notice: domain.Notice{FeedURL: "https://moving.example.com/rss", Kind: "moved", NewURL: "https://moving.example.com/feed.xml"}, FeedName: "Moving Blog"},
-		},
-	}
-}
+func sampleDigest(t testing.TB) Digest { return loadDigest(t, "digest") }
 
-func emptyDigest(t testing.TB) Digest {
-	return Digest{
-		User: "ada", Email: "ada@example.org", Date: "2020-11-23",
-		Location: london(t), BuiltAt: utc("2020-11-23T00:05:00Z"),
-	}
-}
+// goldenDigest is sampleDigest as a reader who sorts their feeds sees it
+// (testdata/render/digest-full.json, which mail's golden email shares):
+// the blog in a folder "Friends", the news feed without one, and an
+// Arabic feed in "Friends" too, listed after the news feed (the digest
+// gathers a folder's feeds at the place of its first) whose language is
+// given and whose entry is longer than an excerpt; a feed that could not
+// be read; and the digests before and after it. The others' entries are
+// short: their content stands in for the excerpt.
+func goldenDigest(t testing.TB) Digest { return loadDigest(t, "digest-full") }
+
+// emptyDigest is a day on which nothing was published.
+func emptyDigest(t testing.TB) Digest { return loadDigest(t, "digest-empty") }
 
 func sampleStatus() []FeedStatus {
 	return []FeedStatus{
@@ -135,7 +90,7 @@ func sampleStatus() []FeedStatus {
 }
 
 func TestGoldenDigestPage(t *testing.T) {
-	got, err := DigestPage(sampleDigest(t))
+	got, err := DigestPage(goldenDigest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +98,9 @@ func TestGoldenDigestPage(t *testing.T) {
 }
 
 func TestGoldenEmptyDay(t *testing.T) {
-	got, err := DigestPage(emptyDigest(t))
+	d := emptyDigest(t)
+	d.Prev = "2020-11-22" // the newest digest: no next one yet
+	got, err := DigestPage(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +108,7 @@ func TestGoldenEmptyDay(t *testing.T) {
 }
 
 func TestGoldenIndex(t *testing.T) {
-	d := sampleDigest(t)
+	d := goldenDigest(t)
 	archive := []DigestRef{
 		{Date: "2020-11-20", Entries: 1},
 		{Date: "2020-11-22", Entries: 3},
@@ -181,33 +138,9 @@ func TestGoldenStatus(t *testing.T) {
 }
 
 func TestGoldenAtom(t *testing.T) {
-	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), sampleDigest(t)}, utc("2020-11-23T00:05:00Z"))
+	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "feed.xml", got)
-}
-
-func TestGoldenEmail(t *testing.T) {
-	msg, err := EmailMessage(sampleDigest(t), "Digest <digest@example.org>", "https://example.org/digest/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := msg.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "email.eml", buf.Bytes())
-}
-
-func TestGoldenEmailEmptyDay(t *testing.T) {
-	msg, err := EmailMessage(emptyDigest(t), "digest@example.org", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := msg.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "email-empty.eml", buf.Bytes())
 }

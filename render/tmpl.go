@@ -18,6 +18,8 @@ var (
 		"stylesheet":       func() template.CSS { return stylesheet },
 		"statusStylesheet": func() template.CSS { return statusStylesheet },
 		"safeLink":         safeLink,
+		"userHead":         userHead,
+		"siteHead":         siteHead,
 	}).ParseFS(templates.FS, "*.html"))
 
 	textTemplates = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
@@ -33,6 +35,31 @@ var (
 	// page carries it.
 	statusStylesheet = template.CSS(strings.TrimSpace(string(mustRead("status.css"))))
 )
+
+// headView is the data of a page's head.
+type headView struct {
+	Title string
+	Icon  string // the site's icon, relative to the page
+	Feed  *feedLink
+}
+
+// feedLink names a user's Atom feed in the head of the user's pages.
+type feedLink struct{ Title, Href string }
+
+// userHead is the head of a page in SITE/<user>/: beside it, the user's
+// Atom feed; the icon is at the root of the site.
+func userHead(title, user string) headView {
+	return headView{Title: title, Icon: "../" + faviconName, Feed: &feedLink{Title: "Digests of " + user, Href: "feed.xml"}}
+}
+
+// siteHead is the head of a page at the root of the site.
+func siteHead(title string) headView {
+	return headView{Title: title, Icon: faviconName}
+}
+
+// faviconName is the site's icon at the root of the site (package site
+// writes it).
+const faviconName = "favicon.svg"
 
 func mustRead(name string) []byte {
 	b, err := fs.ReadFile(templates.FS, name)

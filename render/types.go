@@ -1,6 +1,7 @@
 // Package render turns stored digests into what people read: HTML pages,
-// the status page, the per-user Atom feed and the email message. It knows
-// nothing of HTTP polling or SQL; the caller hands it plain values.
+// the status page, the per-user Atom feed and the email's headers and
+// bodies (package mail composes and sends them). It knows nothing of HTTP
+// polling, SQL or SMTP; the caller hands it plain values.
 package render
 
 import (
@@ -12,9 +13,16 @@ import (
 // FeedGroup is one feed's entries in a digest, newest first.
 type FeedGroup struct {
 	FeedURL  string // the subscribed URL
-	FeedName string // the feed's title, or its host when it has none
+	FeedName string // the user's title for the feed, else the feed's own, else its host
 	SiteURL  string // the feed's home page, may be empty
-	Entries  []domain.Entry
+	// Folder groups the feed under a heading; "" for the feeds without
+	// one. A digest shows its folders in the order of their first feed in
+	// Groups, and feeds in their order within a folder.
+	Folder string
+	// Lang is the language of the feed's texts as a BCP 47 tag ("ar"),
+	// "" when the feed gives none; its entries carry it (lang).
+	Lang    string
+	Entries []domain.Entry
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
@@ -26,6 +34,13 @@ type Notice struct {
 	FeedName string
 }
 
+// Problem names a feed of the user's that could not be read since the
+// previous digest.
+type Problem struct {
+	domain.Problem
+	FeedName string
+}
+
 // Digest is one user's digest for one local date.
 type Digest struct {
 	User      string         // user name, [a-z0-9-]+
@@ -33,9 +48,15 @@ type Digest struct {
 	Date      string         // local date, YYYY-MM-DD
 	Location  *time.Location // the user's zone, for showing times
 	BuiltAt   time.Time
-	IntroHTML string // optional, already-rendered trusted HTML (from Markdown); may be empty
-	Groups    []FeedGroup
+	IntroHTML string      // optional, already-rendered trusted HTML (from Markdown); may be empty
+	Groups    []FeedGroup // in the user's order (see FeedGroup.Folder)
 	Notices   []Notice
+	// Problems are the feeds that could not be read, in the user's order.
+	Problems []Problem
+	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
+	// just before and after this one, "" when there is none: the page
+	// links them.
+	Prev, Next string
 }
 
 // DigestRef names one digest in an archive listing.

@@ -3,10 +3,12 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
 )
 
@@ -18,6 +20,7 @@ const (
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
 	dateLayout       = "2006-01-02"
+	problemLayout    = "Mon 2 Jan 2006"
 )
 
 // timeView is a time as shown (Label) and as machine-readable (ISO). Both
@@ -43,32 +46,94 @@ type digestView struct {
 	Intro             template.HTML
 	IntroText         string
 	Notices           []noticeView
+	Problems          []problemView
+	ProblemCount      string // "2 feeds"
 	Groups            []groupView
 	Links             []HostCount
-	Count             int
+	Count             int    // entries in the digest, listed or not
+	Total             string // "12 new entries from 5 feeds"
 	Built             timeView
 	Zone              string
+	Prev, Next        dateLink
 	// Email only.
 	Subject, WebURL string
-	// Kept and Omitted: an email too large for MaxEmailSize lists the
-	// first Kept entries and says that Omitted more are on the page.
+	// Kept and Omitted: an email too large to send (package mail bounds
+	// it) lists the first Kept entries and says that Omitted more are on
+	// the page.
 	Kept, Omitted int
 }
 
+// dateLink is another digest's page: its date, and the date in words.
+type dateLink struct{ Date, Label string }
+
+func newDateLink(date string) dateLink {
+	day, err := time.Parse(dateLayout, date)
+	if err != nil {
+		return dateLink{} // no page to link
+	}
+	return dateLink{Date: date, Label: day.Format(dayLayout)}
+}
+
 type groupView struct {
+	ID            string // the section's id, which the table of contents links
+	Folder        string
 	Name, SiteURL string
 	SiteHost      string // the link text of SiteURL
 	Entries       []entryView
-	More          int // entries not listed (see FeedGroup.More)
+	More          int    // entries not listed (see FeedGroup.More)
+	Count         string // "3 entries": listed and not
+	// TextRule underlines the feed's name in plain text: "-" below a
+	// folder's "=", and "=" for a feed outside the folders of a digest
+	// that has some, which is a section of its own as a folder is.
+	TextRule string
+}
+
+// Nested says the feed's section sits under a folder heading, so its
+// headings are a level deeper.
+func (g groupView) Nested() bool { return g.Folder != "" }
+
+// folderView is a run of feeds under one folder heading; the feeds
+// without a folder make one run without a heading.
+type folderView struct {
+	Name   string
+	Groups []groupView
+}
+
+// Folders splits the digest's feeds, which newDigestView put in folder
+// order, into their folders.
+func (v *digestView) Folders() []folderView {
+	var out []folderView
+	for _, g := range v.Groups {
+		if n := len(out); n == 0 || out[n-1].Name != g.Folder {
+			out = append(out, folderView{Name: g.Folder})
+		}
+		out[len(out)-1].Groups = append(out[len(out)-1].Groups, g)
+	}
+	return out
 }
 
 type entryView struct {
+	Nested                       bool   // under a folder heading: see groupView.Nested
+	Lang                         string // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
-	Time                         timeView
-	FirstSeen                    bool
-	MetaText                     string // author and time, for plain text
-	Excerpt                      string
-	Content                      template.HTML
+	// Whole says the excerpt is the entry's whole text: the page shows the
+	// content in its place, and no "Read here" repeats it.
+	Whole     bool
+	Time      timeView
+	FirstSeen bool
+	MetaText  string // author and time, for plain text
+	Excerpt   string
+	Content   template.HTML
+}
+
+// problemView is a feed that could not be read: the sentence in plain
+// text, and its parts for HTML.
+type problemView struct {
+	FeedName, Reason string
+	SinceWord        string // "since", or "from" for a feed read again since
+	Since, Until     timeView
+	Note             string // what follows for the feed, when anything does
+	Text             string // the whole line, for plain text
 }
 
 type noticeView struct {
@@ -92,24 +157,118 @@ func newDigestView(d Digest) (*digestView, error) {
 		IntroText: plainText(d.IntroHTML),
 		Built:     showTime(d.BuiltAt, loc, entryLayout),
 		Zone:      loc.String(),
+		Prev:      newDateLink(d.Prev),
+		Next:      newDateLink(d.Next),
 	}
 	var sources []linkSource
-	for _, g := range d.Groups {
+	for i, g := range inFolderOrder(d.Groups) {
 		gv, src := newGroupView(g, loc)
+		gv.ID = fmt.Sprintf("feed-%d", i+1)
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More
 		sources = append(sources, src...)
 	}
+	markTopLevel(v.Groups)
+	v.Total = fmt.Sprintf("%s from %s", english.Count(v.Count, "new entry"), english.Count(len(v.Groups), "feed"))
 	v.Links = linkGraph(sources)
-	for _, n := range d.Notices {
-		v.Notices = append(v.Notices, newNoticeView(n))
-	}
+	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
 	return v, nil
 }
 
+// noticesAndProblems shapes the digest's notices and its feeds that
+// could not be read. A feed gone or dead is told of once, under "Could not
+// read", not again among the feed changes.
+func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemView, string) {
+	final := map[string]bool{}
+	var problems []problemView
+	for _, p := range d.Problems {
+		problems = append(problems, newProblemView(p, loc))
+		if p.State == domain.ProblemGone || p.State == domain.ProblemDead {
+			final[p.FeedURL] = true
+		}
+	}
+	var notices []noticeView
+	for _, n := range d.Notices {
+		if (n.Kind == domain.NoticeGone || n.Kind == domain.NoticeDead) && final[n.FeedURL] {
+			continue
+		}
+		notices = append(notices, newNoticeView(n))
+	}
+	return notices, problems, english.Count(len(problems), "feed")
+}
+
+// problemNotes say what becomes of a feed in each state.
+var problemNotes = map[domain.ProblemState]string{
+	domain.ProblemGone: "no longer polled; you may want to unsubscribe",
+	domain.ProblemDead: "no longer polled after 90 days of errors",
+}
+
+func newProblemView(p Problem, loc *time.Location) problemView {
+	v := problemView{
+		FeedName:  feedName(p.FeedName, p.FeedURL),
+		Reason:    shortName(p.Reason),
+		SinceWord: "since",
+		Since:     showTime(p.Since, loc, problemLayout),
+		Note:      problemNotes[p.State],
+	}
+	if v.Reason == "" {
+		v.Reason = "could not be read"
+	}
+	if p.State == domain.ProblemRecovered {
+		v.SinceWord, v.Until = "from", showTime(p.Until, loc, problemLayout)
+	}
+	text := v.FeedName + ": " + v.Reason
+	if v.Since.Label != "" {
+		text += ", " + v.SinceWord + " " + v.Since.Label
+	}
+	if v.Until.Label != "" {
+		text += "; read again on " + v.Until.Label
+	}
+	if v.Note != "" {
+		text += "; " + v.Note
+	}
+	v.Text = text + "."
+	return v
+}
+
+// markTopLevel sets the plain-text rule of each feed (see TextRule).
+func markTopLevel(groups []groupView) {
+	folders := slices.ContainsFunc(groups, groupView.Nested)
+	for i := range groups {
+		groups[i].TextRule = "-"
+		if folders && !groups[i].Nested() {
+			groups[i].TextRule = "="
+		}
+	}
+}
+
+// inFolderOrder is groups with the feeds of each folder together: folders
+// in the order of their first feed, the feeds without a folder as one
+// more folder, and feeds in their order within a folder.
+func inFolderOrder(groups []FeedGroup) []FeedGroup {
+	var folders []string
+	byFolder := map[string][]FeedGroup{}
+	for _, g := range groups {
+		if _, seen := byFolder[g.Folder]; !seen {
+			folders = append(folders, g.Folder)
+		}
+		byFolder[g.Folder] = append(byFolder[g.Folder], g)
+	}
+	out := make([]FeedGroup, 0, len(groups))
+	for _, f := range folders {
+		out = append(out, byFolder[f]...)
+	}
+	return out
+}
+
 // entryContentHeading is the first heading level inside an entry's
-// content: below the entry's own h3.
-const entryContentHeading = 4
+// content: below the entry's own h3, or h4 under a folder.
+func entryContentHeading(nested bool) int {
+	if nested {
+		return 5
+	}
+	return 4
+}
 
 // zone is where the digest's reader lives; UTC when unknown.
 func zone(d Digest) *time.Location {
@@ -122,11 +281,12 @@ func zone(d Digest) *time.Location {
 // newGroupView also returns the link sources of its entries, so the link
 // graph reuses the sanitised content instead of sanitising twice.
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
-	gv := groupView{Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
+	gv := groupView{Folder: shortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
+	gv.Count = english.Count(len(g.Entries)+gv.More, "entry")
 	var src []linkSource
 	for _, e := range g.Entries {
-		ev := newEntryView(e, g, gv.Name, loc)
+		ev := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
 			content: string(ev.Content),
@@ -136,16 +296,19 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	return gv, src
 }
 
-func newEntryView(e domain.Entry, g FeedGroup, name string, loc *time.Location) entryView {
+func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) entryView {
 	link := EntryURL(g.FeedURL, e.Link)
 	ev := entryView{
+		Nested:   nested,
 		Title:    DisplayTitle(e),
 		URL:      link,
 		FeedName: name,
 		Author:   shortName(e.Author),
 		Excerpt:  Excerpt(e),
-		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading)),
+		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading(nested))),
+		Lang:     g.Lang,
 	}
+	ev.Whole = ev.Excerpt != "" && ev.Excerpt == plainText(string(ev.Content))
 	when := e.Published
 	if when.IsZero() {
 		when, ev.FirstSeen = e.FirstSeen, true

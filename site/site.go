@@ -5,6 +5,7 @@
 //	SITE/<user>/index.html          a user's archive
 //	SITE/<user>/feed.xml            a user's Atom feed
 //	SITE/status.html                the feeds' health
+//	SITE/favicon.svg                the site's icon, which every page links
 //	OUTBOX/<user>-<YYYY-MM-DD>.eml  a digest email, as sent
 //
 // Every file is replaced atomically: the content goes to a temporary file
@@ -16,6 +17,8 @@ package site
 
 import (
 	"bufio"
+	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +83,25 @@ func (p *Publisher) UserFeed(user string, feed io.WriterTo) error {
 // StatusPage writes the status page.
 func (p *Publisher) StatusPage(page io.WriterTo) error {
 	return replace(filepath.Join(p.siteDir, "status.html"), page)
+}
+
+// favicon is the site's own icon: pages link it by a relative address,
+// so no page asks another site for anything.
+//
+//go:embed favicon.svg
+var favicon []byte
+
+// FaviconName is the icon's file name at the root of the site.
+const FaviconName = "favicon.svg"
+
+// Favicon writes the site's icon unless it is there already, as it is: a
+// pass that changes nothing else leaves the site as it was.
+func (p *Publisher) Favicon() error {
+	path := filepath.Join(p.siteDir, FaviconName)
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, favicon) {
+		return nil
+	}
+	return replace(path, bytes.NewReader(favicon))
 }
 
 // KeepsOutbox reports whether an outbox is configured; without one there

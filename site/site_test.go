@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func content(s string) io.WriterTo { return strings.NewReader(s) }
@@ -237,5 +238,43 @@ func TestUnwritableSite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(blocker); !bytes.HasPrefix(b, []byte("a file")) {
 		t.Error("the blocking file was changed")
+	}
+}
+
+func TestFaviconIsWrittenOnceAndMended(t *testing.T) {
+	root := t.TempDir()
+	p := New(root, "")
+	if err := p.Favicon(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, FaviconName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("<svg ")) || bytes.Contains(b, []byte("href")) {
+		t.Errorf("favicon.svg is not a self-contained SVG:\n%s", b)
+	}
+	// A second pass leaves the file alone: a site that did not change is
+	// not deployed again.
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Favicon(); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(path); err != nil || !info.ModTime().Equal(old) {
+		t.Errorf("an unchanged favicon was written again (%v)", err)
+	}
+	// A damaged one is written again.
+	if err := os.WriteFile(path, []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Favicon(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, b) {
+		t.Error("a damaged favicon was not mended")
 	}
 }

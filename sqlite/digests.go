@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,15 +14,15 @@ import (
 )
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
-	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why"
+	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
 
 func scanDigest(row scanner) (domain.Digest, error) {
 	var d domain.Digest
 	var since, built, rendered, sent, started, failed, givenUp int64
 	var wanted, permanent int
-	var notices string
+	var notices, problems string
 	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
-		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy); err != nil {
+		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
@@ -29,6 +30,9 @@ func scanDigest(row scanner) (domain.Digest, error) {
 	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
 	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
 		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal([]byte(problems), &d.Problems); err != nil {
+		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
 	}
 	return d, nil
 }
@@ -60,22 +64,9 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return n > 0, nil
 }
 
-// DigestsSince lists the keys of every digest dated date or later.
-func (s *Store) DigestsSince(ctx context.Context, date string) ([]store.DigestKey, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT user, date FROM digests WHERE date >= ? ORDER BY user, date", date)
-	if err != nil {
-		return nil, fmt.Errorf("list digests: %w", err)
-	}
-	defer rows.Close()
-	var out []store.DigestKey
-	for rows.Next() {
-		var k store.DigestKey
-		if err := rows.Scan(&k.User, &k.Date); err != nil {
-			return nil, fmt.Errorf("list digests: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+// DigestsSince lists every digest dated date or later, by user then date.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE date >= ? ORDER BY user, date", date)
 }
 
 // Digests lists a user's digests, newest date first.
@@ -175,10 +166,15 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 		if d.Notices, err = digestNotices(ctx, tx, user, prevBuilt, unix(now)); err != nil {
 			return err
 		}
+		if d.Problems, err = digestProblems(ctx, tx, user, prevBuilt, unix(now)); err != nil {
+			return err
+		}
 		d.EntryCount = len(ids)
 		notices, _ := json.Marshal(d.Notices)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, user, date, prevBuilt, unix(now), string(notices), len(ids), boolInt(sendWanted)); err != nil {
+		problems, _ := json.Marshal(d.Problems)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, user, date, prevBuilt, unix(now), string(notices), len(ids), boolInt(sendWanted),
+			string(problems)); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -193,6 +189,9 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 	}
 	if d.Notices == nil {
 		d.Notices = []domain.Notice{}
+	}
+	if d.Problems == nil {
+		d.Problems = []domain.Problem{}
 	}
 	return d, nil
 }
@@ -329,6 +328,70 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 		if in(origin) && pending != "" {
 			out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeOrigin, NewURL: pending})
 		}
+	}
+	return out, rows.Err()
+}
+
+// DigestIntact says whether every entry of a digest is still stored with
+// its texts (see store.Reader).
+func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
+	var count, held, bare int
+	err := s.db.QueryRowContext(ctx, `SELECT d.entry_count, COUNT(e.id),
+		COALESCE(SUM(t.entry_id IS NULL AND e.content = '' AND e.summary = ''), 0)
+		FROM digests d LEFT JOIN digest_entries de ON de.user = d.user AND de.date = d.date
+		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE d.user = ? AND d.date = ? GROUP BY d.user, d.date`, user, date).Scan(&count, &held, &bare)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
+	}
+	return held == count && bare == 0, nil
+}
+
+// digestProblems finds the user's feeds that could not be read since the
+// previous digest (built at since) up to now: failing now (in the penalty
+// box or waiting for a retry), or failed in (since, now] and read again
+// since; and those that went for good in (since, now]: gone or dead. A
+// feed gone or dead before is not polled, and not told of again (status
+// shows it for as long as it is subscribed).
+func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]domain.Problem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT f.url, f.problem, f.problem_at, f.problem_since, f.first_error,
+		f.error_count, f.gone_at, f.dead_at, f.last_success FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user = ?1 AND ((f.gone_at = 0 AND f.dead_at = 0 AND (f.error_count > 0 OR (f.problem_at > ?2 AND f.problem_at <= ?3)))
+			OR (f.gone_at > ?2 AND f.gone_at <= ?3) OR (f.dead_at > ?2 AND f.dead_at <= ?3))
+		ORDER BY f.url`, user, since, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []domain.Problem
+	for rows.Next() {
+		var p domain.Problem
+		var at, problemSince, firstError, errCount, gone, dead, success int64
+		if err := rows.Scan(&p.FeedURL, &p.Reason, &at, &problemSince, &firstError, &errCount, &gone, &dead, &success); err != nil {
+			return nil, err
+		}
+		switch {
+		case gone != 0:
+			p.State = domain.ProblemGone
+		case dead != 0:
+			p.State = domain.ProblemDead
+		case errCount > 0:
+			p.State = domain.ProblemFailing
+		default:
+			p.State, p.Until = domain.ProblemRecovered, fromUnix(success)
+		}
+		// Since when: the first error of the run, else (a 410 at once)
+		// when it went wrong.
+		for _, t := range []int64{problemSince, firstError, gone, dead, at} {
+			if t != 0 {
+				p.Since = fromUnix(t)
+				break
+			}
+		}
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

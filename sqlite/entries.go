@@ -107,13 +107,15 @@ func updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
 		retry_pending = ?, gone_at = ?, dead_at = ?, moved_at = ?, moved_from = ?, origin_flag_at = ?,
 		answers_304 = ?, refuses_head = ?, ignores_conditional = ?, ttl_seconds = ?, overflow_gap = ?,
-		next_extra_poll = ?, polls = ?, body_error = ?, repaired = ? WHERE id = ?`,
+		next_extra_poll = ?, polls = ?, body_error = ?, repaired = ?, problem = ?, problem_at = ?,
+		problem_since = ?, language = ? WHERE id = ?`,
 		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
 		unix(f.LastPoll), unix(f.LastSuccess), f.LastStatus, f.LastError, unix(f.NextPoll), f.Reason,
 		f.ErrorCount, unix(f.FirstError), boolInt(f.RetryPending), unix(f.GoneAt), unix(f.DeadAt),
 		unix(f.MovedAt), f.MovedFrom, unix(f.OriginFlagAt), boolInt(f.Answers304), boolInt(f.RefusesHEAD),
 		boolInt(f.IgnoresConditional), int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
-		unix(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.ID)
+		unix(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, unix(f.ProblemAt),
+		unix(f.ProblemSince), f.Language, f.ID)
 	if err != nil {
 		return fmt.Errorf("update feed record: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"feeddigest/store"
 )
 
 // migrations are applied in order; the index+1 is the schema version kept
@@ -137,6 +139,20 @@ var migrations = []string{
 	// 8: what had to be mended in the last body read (ill-formed XML), for
 	// the status page.
 	`ALTER TABLE feeds ADD COLUMN repaired TEXT NOT NULL DEFAULT '';`,
+	// 9: what went wrong with a feed, in plain words, when it last went
+	// wrong and since when, kept after it recovers; and the feeds that
+	// could not be read, as each digest recorded them when it was built,
+	// so that its page says the same when written again. A feed failing
+	// before this schema is failing since its first error, for a reason
+	// the next failed poll names.
+	`ALTER TABLE feeds ADD COLUMN problem TEXT NOT NULL DEFAULT '';
+	ALTER TABLE feeds ADD COLUMN problem_at INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN problem_since INTEGER NOT NULL DEFAULT 0;
+	UPDATE feeds SET problem_at = last_poll, problem_since = first_error WHERE error_count > 0;
+	ALTER TABLE digests ADD COLUMN problems TEXT NOT NULL DEFAULT '[]';`,
+	// 10: the feed's language, which pages give its texts (lang); known
+	// from the next body read.
+	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the version a migrated file has.
@@ -148,7 +164,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this program (%d): upgrade feeddigest", version, len(migrations))
+		return &store.SchemaError{Have: version, Want: len(migrations)}
 	}
 	for v := version; v < len(migrations); v++ {
 		err := s.inTx(ctx, func(tx *sql.Tx) error {

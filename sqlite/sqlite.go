@@ -97,7 +97,7 @@ func acquireLock(path string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s); try again when it has finished", store.ErrLocked, path)
+			return nil, fmt.Errorf("%w (%s)", store.ErrLocked, path)
 		}
 		return nil, fmt.Errorf("state lock: %w", err)
 	}
@@ -158,7 +158,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	if !exists {
-		return nil, fmt.Errorf("no state file at %s (has feeddigest run yet?): %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("%w at %s: %w", store.ErrNoState, path, fs.ErrNotExist)
 	}
 	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&_pragma=busy_timeout(5000)"))
 	if err != nil {
@@ -172,7 +172,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 	}
 	if version != schemaVersion {
 		db.Close()
-		return nil, fmt.Errorf("state %s has schema %d, this program reads %d: run `feeddigest run` once to migrate", path, version, schemaVersion)
+		return nil, fmt.Errorf("state %s: %w", path, &store.SchemaError{Have: version, Want: schemaVersion})
 	}
 	return &Store{db: db, path: path}, nil
 }

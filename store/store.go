@@ -10,6 +10,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"time"
 
@@ -18,8 +19,11 @@ import (
 
 // Named errors, checked with errors.Is.
 var (
-	// ErrLocked means another run holds the state.
-	ErrLocked = errors.New("another feeddigest run is using this state file")
+	// ErrLocked means another process (another run) holds the state
+	// file's lock.
+	ErrLocked = errors.New("the state file is locked by another process")
+	// ErrNoState means there is no state file to read: nothing has run yet.
+	ErrNoState = errors.New("no state file")
 	// ErrNoFeed means no feed record has that URL (or ID).
 	ErrNoFeed = errors.New("no such feed")
 	// ErrDigestExists means a digest for that user and date was built already.
@@ -29,6 +33,17 @@ var (
 	// ErrDamaged means the state is corrupt.
 	ErrDamaged = errors.New("the state file is damaged")
 )
+
+// SchemaError means the state file's schema is not the one this program
+// reads: older (opening it for a run migrates it) or newer (a later
+// version of the program wrote it).
+type SchemaError struct {
+	Have, Want int
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema version %d, this program reads %d", e.Have, e.Want)
+}
 
 // FirstDigestLimit is how many of a feed's newest entries a user's first
 // digest, or a feed newly added to a user, shows.
@@ -48,10 +63,10 @@ type Reader interface {
 
 	// HasDigest says whether user already has a digest for the local date.
 	HasDigest(ctx context.Context, user, date string) (bool, error)
-	// DigestsSince lists the keys of every digest dated date or later
-	// (YYYY-MM-DD): which users are due, in one question rather than one
-	// per user.
-	DigestsSince(ctx context.Context, date string) ([]DigestKey, error)
+	// DigestsSince lists every digest dated date (YYYY-MM-DD) or later,
+	// by user then date: which users are due, and how each stands, in one
+	// question rather than one per user.
+	DigestsSince(ctx context.Context, date string) ([]domain.Digest, error)
 	// Digests lists a user's digests, newest date first.
 	Digests(ctx context.Context, user string) ([]domain.Digest, error)
 	// Unrendered lists digests whose pages are not written yet, oldest first.
@@ -72,6 +87,11 @@ type Reader interface {
 	// those. The others were delivered with the digest all the same (they
 	// never show in a later one); only their texts are not read.
 	DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+	// DigestIntact says whether every entry of a digest is still stored
+	// with its texts: whether its page, written again, shows what it
+	// showed. Old entries lose their texts (DropTexts) and then themselves
+	// (Prune). False for a digest that does not exist.
+	DigestIntact(ctx context.Context, user, date string) (bool, error)
 
 	// UnfinishedAttempts returns the polls started (BeginAttempt) by a run
 	// that died before saving them, by feed URL.
@@ -113,8 +133,11 @@ type Store interface {
 	// the previous digest was built (at most FirstDigestLimit of each
 	// feed's newest for a first digest or a newly added feed, the others
 	// withheld from the user for good), never an entry the user was
-	// already given, and notices of feeds that went away or moved since
-	// then. ErrDigestExists when the user has a digest for date.
+	// already given, notices of feeds that went away or moved since then,
+	// and the user's feeds that could not be read since then (failing
+	// now, failed and read again since, gone or dead since), each with
+	// its problem and since when. ErrDigestExists when the user has a
+	// digest for date.
 	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error)
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error

@@ -338,18 +338,27 @@ func Main(m *testing.M) int {
 }
 
 // Require returns the shared cluster, or ends the test: it fails when
-// the binaries are missing (skipped under -short) or the cluster does not
-// start.
+// the binaries are missing or the cluster does not start. Missing
+// binaries skip the test under -short, but never in CI (CI=true, as
+// GitHub Actions and most CI services set it), where a skip would pass
+// the PostgreSQL state untested.
 func Require(t testing.TB) *Cluster {
 	t.Helper()
 	c, err := Shared(context.Background())
 	if err != nil {
-		if errors.Is(err, ErrNoPostgres) && testing.Short() {
+		if mayMiss(err, testing.Short(), os.Getenv("CI")) {
 			t.Skip(err)
 		}
 		t.Fatal(err)
 	}
 	return c
+}
+
+// mayMiss says whether a test may skip for err: missing binaries, under
+// -short (short), outside CI (the value of $CI).
+func mayMiss(err error, short bool, ci string) bool {
+	inCI, _ := strconv.ParseBool(ci)
+	return errors.Is(err, ErrNoPostgres) && short && !inCI
 }
 
 // NewDatabase creates an empty database on the shared cluster for this

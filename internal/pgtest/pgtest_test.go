@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -78,5 +79,33 @@ func TestCopyDatabase(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT n FROM kept").Scan(&n); err != nil || n != 42 {
 		t.Errorf("the copy holds %d (%v)", n, err)
+	}
+}
+
+// Missing binaries skip a test only under -short and outside CI; any
+// other failure to start fails it.
+func TestMayMissOnlyOutsideCI(t *testing.T) {
+	missing := fmt.Errorf("%w: install them", ErrNoPostgres)
+	tests := []struct {
+		name  string
+		err   error
+		short bool
+		ci    string
+		want  bool
+	}{
+		{"short, on a laptop", missing, true, "", true},
+		{"short, CI=false", missing, true, "false", true},
+		{"short, in CI", missing, true, "true", false},
+		{"short, CI=1", missing, true, "1", false},
+		{"full run", missing, false, "", false},
+		{"full run in CI", missing, false, "true", false},
+		{"another failure", errors.New("initdb: disk full"), true, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mayMiss(tt.err, tt.short, tt.ci); got != tt.want {
+				t.Errorf("mayMiss = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -42,6 +42,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
+		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
+		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
@@ -109,7 +111,7 @@ func savePoll(s store.Store, f domain.Feed, entries []domain.Entry, now time.Tim
 // inUTC is f with its times in UTC, to compare with ==.
 func inUTC(f domain.Feed) domain.Feed {
 	for _, t := range []*time.Time{&f.LastSuccess, &f.LastPoll, &f.NextPoll, &f.FirstError, &f.GoneAt, &f.DeadAt,
-		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt} {
+		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt, &f.ProblemAt, &f.ProblemSince} {
 		*t = t.UTC()
 	}
 	return f
@@ -152,9 +154,10 @@ func testFeedRecordsReadBackAsWritten(t *testing.T, newStore NewStore) {
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
 	want := domain.Feed{
 		ID: f.ID, URL: f.URL, EffectiveURL: "https://b.example/feed", PendingURL: "https://c.example/feed",
-		Title: "A feed", SiteURL: "https://a.example/", ETag: `W/"1"`, LastModified: "Sat, 21 Nov 2026 11:00:00 GMT",
+		Title: "A feed", SiteURL: "https://a.example/", Language: "ar", ETag: `W/"1"`, LastModified: "Sat, 21 Nov 2026 11:00:00 GMT",
 		BodyHash: "abc", BodyError: "not a feed", Repaired: "bare ampersands",
 		LastSuccess: at(1), LastStatus: 200, LastError: "HTTP 503",
+		Problem: "server error (503)", ProblemAt: at(10), ProblemSince: at(11),
 		Schedule: domain.Schedule{LastPoll: at(2), NextPoll: at(3), Reason: "penalty (404)", ErrorCount: 2, FirstError: at(4),
 			RetryPending: true, GoneAt: at(5), DeadAt: at(6), OverflowGap: 2 * time.Hour, NextExtraPoll: at(7)},
 		MovedAt: at(8), MovedFrom: "https://a.example/old", OriginFlagAt: at(9),
@@ -328,7 +331,11 @@ func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
 	if has, err := s.HasDigest(ctx, "ada", "2026-11-24"); has || err != nil {
 		t.Errorf("HasDigest of a digest not built: %v %v", has, err)
 	}
-	keys, err := s.DigestsSince(ctx, "2026-11-22")
+	recent, err := s.DigestsSince(ctx, "2026-11-22")
+	var keys []store.DigestKey
+	for _, d := range recent {
+		keys = append(keys, store.DigestKey{User: d.User, Date: d.Date})
+	}
 	want := []store.DigestKey{{User: "ada", Date: "2026-11-22"}, {User: "ada", Date: "2026-11-23"}}
 	if err != nil || !slices.Equal(keys, want) {
 		t.Errorf("DigestsSince: %v (%v), want %v", keys, err, want)
@@ -640,5 +647,128 @@ func testDropTextsKeepsIdentityAndPendingDigests(t *testing.T, newStore NewStore
 	}
 	if err := s.Compact(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A digest's page is written again (to link the next digest) only while
+// the state still holds what the page showed.
+func testDigestIntactUntilTextsOrEntriesGo(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	if _, err := savePoll(s, f, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>text</p>"}, {Key: "id:2", Title: "Two"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	intact := func() bool {
+		t.Helper()
+		ok, err := s.DigestIntact(ctx, "ada", "2026-11-21")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !intact() {
+		t.Fatal("a digest just built is not intact (an entry without text counts as whole)")
+	}
+	if ok, err := s.DigestIntact(ctx, "ada", "2020-01-01"); ok || err != nil {
+		t.Errorf("a digest that does not exist: %v %v", ok, err)
+	}
+	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	later := t0.AddDate(0, 0, 20)
+	if _, err := s.DropTexts(ctx, later.AddDate(0, 0, -14)); err != nil {
+		t.Fatal(err)
+	}
+	if intact() {
+		t.Error("a digest whose entries lost their texts is intact")
+	}
+	if _, err := s.Prune(ctx, later); err != nil {
+		t.Fatal(err)
+	}
+	if intact() {
+		t.Error("a digest whose entries were pruned is intact")
+	}
+}
+
+// A digest records the user's feeds that could not be read since the
+// previous digest: failing now, gone or dead since, or failed in between
+// and read again since; not a feed that failed (or went) before the
+// previous digest, nor another user's.
+func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	urls := []string{"https://ok.example/feed", "https://failing.example/feed", "https://recovered.example/feed",
+		"https://long-ago.example/feed", "https://gone.example/feed", "https://dead.example/feed", "https://gone-before.example/feed"}
+	feeds := subscribe(t, s, map[string][]string{"ada": urls, "bob": {"https://bob.example/feed"}}, t0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(24 * time.Hour)
+	set := func(url string, change func(*domain.Feed)) {
+		t.Helper()
+		f := feeds[url]
+		change(&f)
+		if _, err := savePoll(s, f, nil, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := t0.Add(-48 * time.Hour)
+	went := t0.Add(2 * time.Hour) // since the previous digest
+	set("https://failing.example/feed", func(f *domain.Feed) {
+		f.ErrorCount, f.FirstError, f.Problem, f.ProblemAt, f.ProblemSince = 3, since, "not found (404)", now, since
+	})
+	set("https://recovered.example/feed", func(f *domain.Feed) {
+		f.Problem, f.ProblemAt, f.ProblemSince, f.LastSuccess = "timed out", t0.Add(time.Hour), t0.Add(time.Hour), t0.Add(5*time.Hour)
+	})
+	set("https://long-ago.example/feed", func(f *domain.Feed) {
+		f.Problem, f.ProblemAt, f.ProblemSince, f.LastSuccess = "timed out", t0, t0, t0.Add(time.Hour)
+	})
+	set("https://gone.example/feed", func(f *domain.Feed) {
+		f.GoneAt, f.Problem, f.ProblemAt, f.ProblemSince = went, "gone (410)", went, since
+	})
+	set("https://dead.example/feed", func(f *domain.Feed) { f.DeadAt, f.FirstError, f.ErrorCount = went, since.AddDate(0, 0, -90), 400 })
+	set("https://gone-before.example/feed", func(f *domain.Feed) { f.GoneAt, f.ErrorCount = t0.Add(-time.Hour), 1 })
+	set("https://bob.example/feed", func(f *domain.Feed) { f.ErrorCount, f.Problem, f.ProblemAt = 1, "timed out", now })
+
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.Problem{
+		{FeedURL: "https://dead.example/feed", State: domain.ProblemDead, Since: since.AddDate(0, 0, -90)},
+		{FeedURL: "https://failing.example/feed", State: domain.ProblemFailing, Reason: "not found (404)", Since: since},
+		{FeedURL: "https://gone.example/feed", State: domain.ProblemGone, Reason: "gone (410)", Since: since},
+		{FeedURL: "https://recovered.example/feed", State: domain.ProblemRecovered, Reason: "timed out", Since: t0.Add(time.Hour), Until: t0.Add(5 * time.Hour)},
+	}
+	check := func(what string, got []domain.Problem) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %+v, want %+v", what, got, want)
+		}
+		for i := range want {
+			if got[i].FeedURL != want[i].FeedURL || got[i].State != want[i].State || got[i].Reason != want[i].Reason ||
+				!got[i].Since.Equal(want[i].Since) || !got[i].Until.Equal(want[i].Until) {
+				t.Errorf("%s %d: %+v, want %+v", what, i, got[i], want[i])
+			}
+		}
+	}
+	check("built", d.Problems)
+	// The record stays as built, whatever the feeds do next.
+	set("https://failing.example/feed", func(f *domain.Feed) { f.ErrorCount, f.FirstError = 0, time.Time{} })
+	stored, err := s.Digests(ctx, "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("stored", stored[0].Problems)
+	if len(stored[1].Problems) != 0 {
+		t.Errorf("the first digest records %+v", stored[1].Problems)
+	}
+	// The feeds that went for good are told of once.
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-23", now.Add(24*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Problems) != 0 {
+		t.Errorf("the next digest records %+v", next.Problems)
 	}
 }

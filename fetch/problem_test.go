@@ -1,0 +1,84 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every way a poll fails has a name a reader understands.
+func TestProblemInPlainWords(t *testing.T) {
+	status := func(code int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
+	}
+	closed := func() string { // a port nobody listens on
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return "http://" + addr + "/feed"
+	}
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		url     string // instead of a server
+		opts    Options
+		private bool // refuse loopback addresses
+		want    string
+	}{
+		{name: "404", handler: status(404), want: "not found (404)"},
+		{name: "410", handler: status(410), want: "gone (410)"},
+		{name: "503", handler: status(503), want: "server error (503)"},
+		{name: "500", handler: status(500), want: "server error (500)"},
+		{name: "403", handler: status(403), want: "access refused (403)"},
+		{name: "429", handler: status(429), want: "too many requests (429)"},
+		{name: "418", handler: status(418), want: "error (418)"},
+		{name: "connection refused", url: closed(), want: "could not connect"},
+		{name: "slow", handler: func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}, opts: Options{Timeout: 200 * time.Millisecond}, want: "timed out"},
+		{name: "HTML page", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<!doctype html><title>Hello</title><p>No feed here."))
+		}, want: "not a feed"},
+		{name: "garbage", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("\x00\x01 not xml at all {"))
+		}, want: "not a feed"},
+		{name: "too large", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("<rss><channel><title>" + strings.Repeat("x", 4096) + "</title></channel></rss>"))
+		}, opts: Options{MaxBody: 1024}, want: "too large"},
+		{name: "private address", handler: status(200), private: true, want: "refused: private address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := tt.url
+			if tt.handler != nil {
+				_, ts := serve(t, tt.handler)
+				url = ts.URL + "/feed"
+			}
+			c := testClient(tt.opts)
+			if tt.private {
+				opts := tt.opts
+				opts.HostRate = 1000
+				c = New(opts)
+			}
+			res := c.Poll(context.Background(), Request{URL: url}, testNow)
+			if got := res.Problem(); got != tt.want {
+				t.Errorf("Problem() = %q, want %q (error: %v)", got, tt.want, res.Err)
+			}
+		})
+	}
+	if got := (Result{}).Problem(); got != "" {
+		t.Errorf("a poll that did not fail: %q", got)
+	}
+}

@@ -1,0 +1,95 @@
+package mail
+
+import (
+	"fmt"
+	"io"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"feeddigest/render"
+)
+
+// MaxSize bounds a digest email as sent: headers and both parts, encoded.
+// 2 MB is far below what mail servers refuse (commonly 10 to 25 MB) and
+// still holds well over a thousand excerpts.
+const MaxSize = 2_000_000
+
+// Message is an email composed for sending: the MIME message, encoded,
+// as it goes over SMTP and into the outbox.
+type Message struct {
+	msg  *gomail.Msg
+	size int64
+}
+
+// WriteTo writes the message as sent.
+func (m *Message) WriteTo(w io.Writer) (int64, error) {
+	return m.msg.WriteTo(w)
+}
+
+// Compose makes the MIME message of e: multipart/alternative with the
+// plain text first, as the MIME rules for alternatives put the simplest
+// one first, and both parts quoted-printable.
+func Compose(e render.Email) (*Message, error) {
+	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
+	if err := msg.From(e.From); err != nil {
+		return nil, fmt.Errorf("mail: from %q: %w", e.From, err)
+	}
+	if err := msg.To(e.To); err != nil {
+		return nil, fmt.Errorf("mail: to %q: %w", e.To, err)
+	}
+	msg.Subject(e.Subject)
+	msg.SetDateWithValue(e.Date)
+	msg.SetMessageIDWithValue(e.MessageID)
+	for _, h := range e.Headers {
+		msg.SetGenHeader(gomail.Header(h.Name), h.Value)
+	}
+	if e.UserAgent != "" {
+		msg.SetUserAgent(e.UserAgent)
+	}
+	msg.SetBoundary(e.Boundary)
+	msg.SetBodyString(gomail.TypeTextPlain, e.Text)
+	msg.AddAlternativeString(gomail.TypeTextHTML, e.HTML)
+	size, err := msg.WriteTo(io.Discard)
+	if err != nil {
+		return nil, fmt.Errorf("mail: message %s: %w", e.MessageID, err)
+	}
+	return &Message{msg: msg, size: size}, nil
+}
+
+// ComposeDigest composes the email of a digest, and when it is larger
+// than MaxSize, the one that lists as many of the first entries as fit
+// and says that the rest are on the page.
+func ComposeDigest(draft *render.EmailDraft) (*Message, error) {
+	whole, err := composeFirst(draft, draft.Entries())
+	if err != nil || whole.size <= MaxSize {
+		return whole, err
+	}
+	var best *Message
+	lo, hi := 0, draft.Entries() // hi entries do not fit
+	for lo < hi {
+		mid := (lo + hi) / 2
+		m, err := composeFirst(draft, mid)
+		if err != nil {
+			return nil, err
+		}
+		if m.size <= MaxSize {
+			best, lo = m, mid+1
+		} else {
+			hi = mid
+		}
+	}
+	if best == nil { // even the frame is too large: every entry is on the page
+		return composeFirst(draft, 0)
+	}
+	return best, nil
+}
+
+// composeFirst composes the version of draft that lists its first n
+// entries.
+func composeFirst(draft *render.EmailDraft, n int) (*Message, error) {
+	e, err := draft.FirstEntries(n)
+	if err != nil {
+		return nil, err
+	}
+	return Compose(e)
+}

@@ -1,0 +1,125 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
+)
+
+// rtlDigest has a Hebrew feed that names its language, a short entry and
+// a long one, beside a feed that names none.
+func rtlDigest(t *testing.T) Digest {
+	d := sampleDigest(t)
+	d.Groups = append(d.Groups, FeedGroup{
+		FeedURL: "https://he.example/feed", FeedName: "יומן", Lang: "he", Folder: "עברית",
+		Entries: []domain.Entry{
+			{Title: "שלום עולם", Link: "https://he.example/1", Author: "דנה", Content: "<p>רשומה קצרה.</p>"},
+			{Title: "רשומה ארוכה", Link: "https://he.example/2",
+				Content: "<p>" + strings.Repeat("מילים רבות על מזג האוויר היום. ", 20) + "</p>"},
+		},
+	})
+	d.Problems = []Problem{{FeedName: "בלוג שבור", Problem: domain.Problem{FeedURL: "https://he.example/broken",
+		State: domain.ProblemFailing, Reason: "timed out", Since: d.BuiltAt}}}
+	return d
+}
+
+// Feed-supplied text sits in elements that take their direction from
+// the text, and the feed's language where it gives one.
+func TestFeedTextHasDirectionAndLanguage(t *testing.T) {
+	d := rtlDigest(t)
+	doc, _ := digestDoc(t, d)
+	page := doc.Find("main")
+	// Every piece of feed text, by where it is shown.
+	pieces := map[string]string{
+		"folder heading":  "h2.d",
+		"feed heading":    ".f",
+		"entry title":     ".e",
+		"author and feed": "article p.m span",
+		"contents name":   `nav[aria-label="Contents"] a[href^="#feed-"], nav[aria-label="Contents"] li > span:not(.m)`,
+		"notice feed":     "section:not(#unread) li strong",
+		"unread feed":     "#unread strong",
+	}
+	for what, sel := range pieces {
+		found := page.Find(sel)
+		if found.Length() == 0 {
+			t.Errorf("%s: nothing matches %s", what, sel)
+		}
+		found.Each(func(_ int, s *goquery.Selection) {
+			if s.AttrOr("dir", "") != "auto" {
+				t.Errorf("%s %q has no dir=auto", what, s.Text())
+			}
+		})
+	}
+	he := page.Find(`section[id]`).FilterFunction(func(_ int, s *goquery.Selection) bool { return s.Find(".f").Text() == "יומן" })
+	if he.Length() != 1 {
+		t.Fatal("no section of the Hebrew feed")
+	}
+	for _, sel := range []string{".e", "article > p:not(.m)", "article > div", "details > div"} {
+		he.Find(sel).Each(func(_ int, s *goquery.Selection) {
+			if s.AttrOr("lang", "") != "he" || s.AttrOr("dir", "") != "auto" {
+				t.Errorf("Hebrew %s %q: dir=%q lang=%q", sel, s.Text(), s.AttrOr("dir", ""), s.AttrOr("lang", ""))
+			}
+		})
+	}
+	if author := he.Find("p.m span").First(); author.Text() != "דנה" || author.AttrOr("lang", "") != "he" {
+		t.Errorf("the author %q is not in the feed's language", author.Text())
+	}
+	if n := page.Find("[lang]").NotSelection(he.Find("[lang]")).Length(); n != 0 {
+		t.Errorf("%d elements outside the Hebrew feed claim a language it did not give", n)
+	}
+	if page.Find("article p.m time[lang], article p.m[lang]").Length() != 0 {
+		t.Error("our own words (dates, 'first seen') are marked as the feed's language")
+	}
+
+	_, html := emailParts(t, d)
+	mail := parseHTML(t, html)
+	for _, sel := range []string{"h3, h4", "p span"} {
+		mail.Find(sel).Each(func(_ int, s *goquery.Selection) {
+			if strings.Contains(s.AttrOr("style", ""), "color:#555555") && s.Parent().Is("li") {
+				return // a count in the contents, ours
+			}
+			if s.AttrOr("dir", "") != "auto" {
+				t.Errorf("email: %s %q has no dir=auto", sel, s.Text())
+			}
+		})
+	}
+	if got := mail.Find(`[lang="he"]`).Length(); got < 4 {
+		t.Errorf("email: %d elements with lang=he", got)
+	}
+}
+
+// A short entry's text is shown once: its content stands where the
+// excerpt would, with its links, and no "Read here" repeats it. A long
+// one has its excerpt and its content folded away.
+func TestShortEntryShownOnce(t *testing.T) {
+	d := rtlDigest(t)
+	doc, page := digestDoc(t, d)
+	short := doc.Find(`article:has(a[href="https://he.example/1"])`)
+	if short.Find("details").Length() != 0 {
+		t.Error("a short entry has a Read here repeating it")
+	}
+	if n := strings.Count(string(page), "רשומה קצרה."); n != 1 {
+		t.Errorf("the short entry's text is on the page %d times", n)
+	}
+	if short.Find("article > div > p").Text() != "רשומה קצרה." {
+		t.Error("the short entry's content is not shown in place of its excerpt")
+	}
+	long := doc.Find(`article:has(a[href="https://he.example/2"])`)
+	if long.Find("details").Length() != 1 || long.Find("article > p:not(.m)").Length() != 1 {
+		t.Error("a long entry lacks its excerpt or its folded content")
+	}
+	// The sample's short entry with links keeps them.
+	hello := doc.Find(`article:has(a[href="https://blog.example.org/posts/hello"])`)
+	if hello.Find(`a[href="https://blog.example.org/about"]`).Length() != 1 || hello.Find("img").Length() != 1 {
+		t.Error("a short entry shown whole lost its links or image")
+	}
+	// An entry with no text (an image alone) keeps its Read here.
+	d.Groups[0].Entries[0].Content = `<p><img src="https://blog.example.org/cat.png" alt="A cat"></p>`
+	doc, _ = digestDoc(t, d)
+	if doc.Find(`article:has(a[href="https://blog.example.org/posts/hello"]) details`).Length() != 1 {
+		t.Error("an entry without text lost its folded content")
+	}
+}
