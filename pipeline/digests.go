@@ -43,9 +43,14 @@ func (p *pass) render(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	feeds, err := p.feedNames(ctx)
-	if err != nil {
-		return err
+	// Every feed's name at once for a pass that writes pages; read as
+	// they are needed when none is pending (the end of a shared pass,
+	// whose pages their digests' runs wrote).
+	feeds := map[string]feedInfo{}
+	if len(pending) > 0 {
+		if feeds, err = p.feedNames(ctx); err != nil {
+			return err
+		}
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {

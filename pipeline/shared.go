@@ -190,11 +190,13 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 		return w.digest(ctx, work.Digest)
 	case store.WorkEnd:
 		p := w.pass
+		p.opts.Log.Info("pass end: leftover pages and mail, status, pruning")
 		for _, step := range []func(context.Context) error{p.render, p.send, p.prune} {
 			if err := step(ctx); err != nil {
 				return err
 			}
 		}
+		p.opts.Log.Info("pass end written")
 		return nil
 	}
 	return fmt.Errorf("unknown work %q", work.Kind)
