@@ -135,7 +135,11 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 	for _, g := range inFolderOrder(d.Groups) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
-			gv.Entries = append(gv.Entries, entryView{Title: DisplayTitle(e)})
+			title := e.Fragments.Title
+			if e.Fragments.Rules != FragmentRules {
+				title = DisplayTitle(e)
+			}
+			gv.Entries = append(gv.Entries, entryView{Title: title})
 		}
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More

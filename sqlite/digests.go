@@ -385,9 +385,17 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 
 // DigestListing returns what a digest lists (see store.Reader): at most
 // perFeed of each feed's newest entries, and how many more per feed URL.
+// An entry with fragments comes without its raw texts, which only serve
+// to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.first_seen, r.total, COALESCE(t.fragment_rules, 0),
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.content ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.content_z END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.summary ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.summary_z END,
+		COALESCE(t.shown_title, ''), COALESCE(t.excerpt, ''), COALESCE(t.whole, 0), t.html_z, COALESCE(t.links, '')
+		FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
@@ -403,18 +411,16 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 	for rows.Next() {
 		var e domain.Entry
 		var pub, seen int64
-		var total int
-		var contentZ, summaryZ []byte
-		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+		var total, whole int
+		var contentZ, summaryZ, htmlZ []byte
+		var links string
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
+			&total, &e.Fragments.Rules, &e.Content, &contentZ, &e.Summary, &summaryZ,
+			&e.Fragments.Title, &e.Fragments.Excerpt, &whole, &htmlZ, &links); err != nil {
 			return nil, nil, err
 		}
-		var err error
-		if e.Content, err = decompress(contentZ, e.Content); err != nil {
-			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
-		}
-		if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
-			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		if err := readTexts(&e, contentZ, summaryZ, htmlZ, whole, links); err != nil {
+			return nil, nil, err
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
 		if perFeed > 0 && total > perFeed {
@@ -423,4 +429,78 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		out = append(out, e)
 	}
 	return out, more, rows.Err()
+}
+
+// readTexts fills in e's texts and fragments from their stored forms.
+func readTexts(e *domain.Entry, contentZ, summaryZ, htmlZ []byte, whole int, links string) error {
+	var err error
+	if e.Content, err = decompress(contentZ, e.Content); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	if e.Fragments.Rules == 0 {
+		e.Fragments = domain.Fragments{}
+		return nil
+	}
+	if e.Fragments.HTML, err = decompress(htmlZ, ""); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	e.Fragments.Whole = whole == 1
+	if links != "" {
+		e.Fragments.Links = strings.Split(links, "\n")
+	}
+	return nil
+}
+
+// StaleFragments lists entries with texts whose fragments were not made
+// by rules (see store.Store).
+func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z
+		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.id > ? AND (e.id IN (SELECT entry_id FROM entry_texts WHERE fragment_rules != ?)
+			OR (t.entry_id IS NULL AND (e.content != '' OR e.summary != '')))
+		ORDER BY e.id LIMIT ?`, afterID, rules, limit)
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.Entry
+	for rows.Next() {
+		var e domain.Entry
+		var pub, seen int64
+		var contentZ, summaryZ []byte
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
+			&e.Content, &contentZ, &e.Summary, &summaryZ); err != nil {
+			return nil, err
+		}
+		if err := readTexts(&e, contentZ, summaryZ, nil, 0, ""); err != nil {
+			return nil, err
+		}
+		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// SaveFragments stores the fragments of entries (see store.Store), in one
+// transaction. The texts of an entry stored before they were compressed
+// stay where they are.
+func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, e := range entries {
+			f := e.Fragments
+			_, err := tx.ExecContext(ctx, `INSERT INTO entry_texts (entry_id, fragment_rules, shown_title,
+				excerpt, whole, html_z, links) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (entry_id) DO UPDATE SET
+				fragment_rules = excluded.fragment_rules, shown_title = excluded.shown_title,
+				excerpt = excluded.excerpt, whole = excluded.whole, html_z = excluded.html_z, links = excluded.links`,
+				e.ID, f.Rules, f.Title, f.Excerpt, boolInt(f.Whole), compress(f.HTML), strings.Join(f.Links, "\n"))
+			if err != nil {
+				return fmt.Errorf("store how entry %d is shown: %w", e.ID, err)
+			}
+		}
+		return nil
+	})
 }
