@@ -1,10 +1,10 @@
 package pipeline
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
@@ -49,7 +49,9 @@ func (p *pass) render(ctx context.Context) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	touched := map[string]bool{}
+	// The newest page written for each user: the index copies its body,
+	// and the Atom feed takes its titles.
+	written := map[string]writtenPage{}
 	for _, d := range pending {
 		u, ok := p.cfg.User(d.User)
 		if !ok {
@@ -65,8 +67,12 @@ func (p *pass) render(ctx context.Context) error {
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		if err := p.writeDigest(pub, rd); err != nil {
+		body, err := p.writeDigest(pub, rd)
+		if err != nil {
 			return err
+		}
+		if next.Date == "" {
+			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
 		// Before d counts as rendered: a run that dies here links the
 		// previous page at the next run.
@@ -76,16 +82,68 @@ func (p *pass) render(ctx context.Context) error {
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
 			return err
 		}
-		touched[d.User] = true
+		if _, ok := written[d.User]; !ok {
+			written[d.User] = writtenPage{}
+		}
 	}
 	for _, u := range p.cfg.Users {
-		if touched[u.Name] || !pub.HasUserIndex(u.Name) {
-			if err := p.writeUserIndex(ctx, pub, u, feeds); err != nil {
+		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
+			if err := p.writeUserIndex(ctx, pub, u, feeds, w); err != nil {
 				return err
 			}
 		}
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// writtenPage is the newest digest page of a user written in this pass
+// (date "" when none): where its body is, and the digest with its
+// entries' titles only, for the Atom feed.
+type writtenPage struct {
+	date   string
+	body   render.PageBody
+	titles render.Digest
+}
+
+// titlesOnly is d without the entries' texts and HTML, which the Atom
+// feed does not show: the rest of the pass need not hold them.
+func titlesOnly(d render.Digest) render.Digest {
+	groups := make([]render.FeedGroup, len(d.Groups))
+	for i, g := range d.Groups {
+		entries := make([]domain.Entry, len(g.Entries))
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				e.Fragments = domain.Fragments{Rules: e.Fragments.Rules, Title: e.Fragments.Title}
+				e.Content, e.Summary = "", ""
+			}
+			entries[j] = e
+		}
+		g.Entries = entries
+		groups[i] = g
+	}
+	d.Groups = groups
+	return d
+}
+
+// streamed is content rendered straight into the file that site writes,
+// never built whole in memory.
+type streamed func(io.Writer) error
+
+func (s streamed) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	err := s(cw)
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // neighbours are the digests just before and after date in a user's
@@ -123,37 +181,45 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	}
 	before, after := neighbours(all, prev.Date)
 	rd.Prev, rd.Next = before.Date, after.Date
-	page, err := render.DigestPage(rd)
-	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", rd.User, rd.Date, err)
-	}
-	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
+	_, err = writePage(pub, rd)
+	return err
 }
 
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
-	page, err := render.DigestPage(d)
-	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
-	}
-	if err := pub.DigestPage(d.User, d.Date, bytes.NewReader(page)); err != nil {
+// writePage streams the page of d into its file, and says where its
+// body is.
+func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+	var body render.PageBody
+	err := pub.DigestPage(d.User, d.Date, streamed(func(w io.Writer) (err error) {
+		body, err = render.WriteDigestPage(w, d)
 		return err
+	}))
+	if err != nil {
+		return body, fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
+	}
+	return body, nil
+}
+
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+	body, err := writePage(pub, d)
+	if err != nil {
+		return body, err
 	}
 	p.sum.PagesWritten++
 	if !pub.KeepsOutbox() || d.Email == "" {
-		return nil // no outbox, or nobody to write to
+		return body, nil // no outbox, or nobody to write to
 	}
 	msg, err := p.composeEmail(d)
 	if err != nil {
-		return err
+		return body, err
 	}
 	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
-		return err
+		return body, err
 	}
 	if p.emails == nil {
 		p.emails = map[string]*mail.Message{}
 	}
 	p.emails[digestKey(d.User, d.Date)] = msg
-	return nil
+	return body, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -172,7 +238,10 @@ func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
 
 func digestKey(user, date string) string { return user + " " + date }
 
-func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
+// writeUserIndex writes the user's index and Atom feed. The index copies
+// the body of the newest digest's page when this pass wrote it (newest),
+// rather than rendering the digest again.
+func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, newest writtenPage) error {
 	all, err := p.st.Digests(ctx, u.Name)
 	if err != nil {
 		return err
@@ -181,34 +250,60 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 	var recent []render.Digest
 	for i, d := range all {
 		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt})
-		if i < atomDigests {
-			rd, err := p.renderDigest(ctx, d, u, feeds)
-			if err != nil {
-				return err
-			}
-			recent = append(recent, rd)
+		if i >= render.MaxFeedDigests {
+			continue
 		}
+		if d.Date == newest.date {
+			recent = append(recent, newest.titles)
+			continue
+		}
+		rd, err := p.renderDigest(ctx, d, u, feeds)
+		if err != nil {
+			return err
+		}
+		recent = append(recent, titlesOnly(rd))
 	}
-	var newest *render.Digest
-	if len(recent) > 0 {
-		newest = &recent[0]
-	}
-	index, err := render.IndexPage(u.Name, newest, archive)
-	if err != nil {
+	if err := p.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
-	if err := pub.UserIndex(u.Name, bytes.NewReader(index)); err != nil {
-		return err
-	}
-	atom, err := render.AtomFeed(u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
+		return render.WriteAtomFeed(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
-	return pub.UserFeed(u.Name, bytes.NewReader(atom))
+	return nil
 }
 
-// atomDigests is how many recent digests a user's Atom feed carries.
-const atomDigests = 20
+func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
+	user := u.Name
+	if len(all) > 0 && newest.date == all[0].Date {
+		page, err := pub.OpenDigestPage(user, newest.date)
+		if err != nil {
+			return err
+		}
+		defer page.Close()
+		if _, err := page.Seek(newest.body.Offset, io.SeekStart); err != nil {
+			return err
+		}
+		return pub.UserIndex(user, streamed(func(w io.Writer) error {
+			return render.WriteIndexPage(w, user, newest.body, page, archive)
+		}))
+	}
+	// The newest digest's page was written by an earlier pass (the index
+	// was lost, or the user has no digest yet): render it here.
+	var latest *render.Digest
+	if len(all) > 0 {
+		rd, err := p.renderDigest(ctx, all[0], u, feeds)
+		if err != nil {
+			return err
+		}
+		latest = &rd
+	}
+	return pub.UserIndex(user, streamed(func(w io.Writer) error {
+		return render.WriteIndex(w, user, latest, archive)
+	}))
+}
 
 type feedInfo struct {
 	name, site, lang string

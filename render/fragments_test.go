@@ -107,3 +107,25 @@ func TestMakeFragments(t *testing.T) {
 		t.Error("no rel")
 	}
 }
+
+// The index written from the digest's page, its body copied, is the
+// index rendered whole.
+func TestIndexFromWrittenPage(t *testing.T) {
+	d := stored(goldenDigest(t))
+	var page bytes.Buffer
+	body, err := WriteDigestPage(&page, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "digest", page.Bytes())
+	archive := []DigestRef{{Date: "2020-11-20", Entries: 1}, {Date: "2020-11-22", Entries: 3}, {Date: "2020-11-21", Entries: 0}}
+	var index bytes.Buffer
+	section := bytes.NewReader(page.Bytes()[body.Offset:])
+	if err := WriteIndexPage(&index, "ada", body, section, archive); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "index", index.Bytes())
+	if err := WriteIndexPage(&index, "ada", body, bytes.NewReader(nil), archive); err == nil {
+		t.Error("a page cut short gives no error")
+	}
+}
