@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"feeddigest/domain"
 )
 
@@ -23,17 +25,33 @@ const fragmentTop = 4
 // subscribed at feedURL, once, when the entry is stored: its display
 // title, excerpt, sanitised content and the links in it.
 func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
-	html := sanitize(contentOf(e), EntryURL(feedURL, e.Link), fragmentTop)
+	html, tree := sanitized(contentOf(e), EntryURL(feedURL, e.Link), fragmentTop)
 	text := entryText(e)
 	f := domain.Fragments{
 		Rules:   FragmentRules,
 		Title:   displayTitle(e.Title, text),
 		Excerpt: cut(text, excerptWords, excerptChars),
 		HTML:    html,
-		Links:   hrefs(html),
 	}
-	f.Whole = f.Excerpt != "" && f.Excerpt == plainText(html)
+	if tree == nil {
+		return f
+	}
+	// From the sanitised tree itself, which is what html parses back to:
+	// a parse fewer for each.
+	tree.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		f.Links = append(f.Links, a.AttrOr("href", ""))
+	})
+	f.Whole = f.Excerpt != "" && f.Excerpt == treeText(tree)
 	return f
+}
+
+// treeText is plainText of the HTML that tree is the body of.
+func treeText(tree *goquery.Selection) string {
+	var b strings.Builder
+	for _, n := range tree.Nodes {
+		writeText(&b, n)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // fragmentsOf are e's stored fragments, or, when it has none made by

@@ -129,3 +129,33 @@ func TestIndexFromWrittenPage(t *testing.T) {
 		t.Error("a page cut short gives no error")
 	}
 }
+
+// MakeFragments reads the links and the text from the sanitised tree
+// rather than parsing its HTML again: the same as parsing it again.
+func FuzzMakeFragments(f *testing.F) {
+	for _, s := range []string{
+		`<p>Read <a href="/x">this</a></p>`,
+		`<pre>
+code</pre><p>after <b>bold <i>both</b> italic</i></p>`,
+		`<table><tr><td>a<a href="https://b.example/">b</a></td></tr></table>tail`,
+		`<ul><li>one<li>two</ul><p>x<p>y`,
+		`<a href="https://a.example/1"><a href="https://a.example/2">nested</a></a>`,
+		`plain text &amp; entities &eacute;`,
+		`<p>Short.</p>`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		e := domain.Entry{Link: "https://a.example/post", Content: raw}
+		got := MakeFragments("https://a.example/feed", e)
+		if want := sanitize(raw, "https://a.example/post", fragmentTop); got.HTML != want {
+			t.Fatalf("HTML %q, want %q", got.HTML, want)
+		}
+		if want := hrefs(got.HTML); fmt.Sprint(got.Links) != fmt.Sprint(want) {
+			t.Errorf("links %q, want %q (parsed again)", got.Links, want)
+		}
+		if want := got.Excerpt != "" && got.Excerpt == plainText(got.HTML); got.Whole != want {
+			t.Errorf("whole %v, want %v: excerpt %q, text parsed again %q", got.Whole, want, got.Excerpt, plainText(got.HTML))
+		}
+	})
+}

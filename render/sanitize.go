@@ -50,13 +50,20 @@ func SanitizeHTML(raw, base string) string {
 // h<top> (0: leave them), so content shown below one of our headings keeps
 // the page's outline in order.
 func sanitize(raw, base string, top int) string {
+	out, _ := sanitized(raw, base, top)
+	return out
+}
+
+// sanitized is sanitize, and the tree of its result for reading more from
+// it without parsing the result again (nil when the result is empty).
+func sanitized(raw, base string, top int) (string, *goquery.Selection) {
 	if strings.TrimSpace(raw) == "" {
-		return ""
+		return "", nil
 	}
 	clean := contentPolicy.Sanitize(dropPixels(raw))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	body := doc.Find("body")
 	resolveURLs(body, absoluteHTTP(base))
@@ -70,9 +77,9 @@ func sanitize(raw, base string, top int) string {
 	body.Find("img").SetAttr("loading", "lazy")
 	out, err := body.Html()
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(out), body
 }
 
 // shiftHeadings renumbers the headings under sel so the highest becomes
