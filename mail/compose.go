@@ -68,7 +68,7 @@ func Compose(e render.Email) (*Message, error) {
 func ComposeDigest(draft *render.EmailDraft) (*Message, error) {
 	n := draft.Entries()
 	var best *Message // the largest version known to fit
-	lo, hi := 0, n+1  // lo entries fit (0: the frame, the last resort), hi do not
+	lo, hi := 0, 0    // lo entries fit (0: the frame, the last resort), hi do not
 	for try := min(n, firstTry); ; try = min(n, 2*try) {
 		m, err := composeFirst(draft, try)
 		if err != nil {
