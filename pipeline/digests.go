@@ -175,11 +175,11 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	if err != nil || !intact {
 		return err
 	}
+	before, after := neighbours(all, prev.Date)
 	rd, err := p.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
 	}
-	before, after := neighbours(all, prev.Date)
 	rd.Prev, rd.Next = before.Date, after.Date
 	_, err = writePage(pub, rd)
 	return err
@@ -257,11 +257,11 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 			recent = append(recent, newest.titles)
 			continue
 		}
-		rd, err := p.renderDigest(ctx, d, u, feeds)
+		rd, err := p.digestOf(ctx, d, u, feeds, p.st.DigestTitles)
 		if err != nil {
 			return err
 		}
-		recent = append(recent, titlesOnly(rd))
+		recent = append(recent, rd)
 	}
 	if err := p.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
@@ -393,11 +393,19 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	return p.digestOf(ctx, d, u, feeds, p.st.DigestListing)
+}
+
+// listing is store.Reader's DigestListing or DigestTitles.
+type listing func(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+
+// digestOf is renderDigest with the entries that list gives.
+func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo, list listing) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
 	}
-	entries, more, err := p.st.DigestListing(ctx, d.User, d.Date, perFeed)
+	entries, more, err := list(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
 	}

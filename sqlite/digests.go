@@ -388,13 +388,36 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 // An entry with fragments comes without its raw texts, which only serve
 // to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
-		e.published, e.first_seen, r.total, COALESCE(t.fragment_rules, 0),
+	return s.digestListing(ctx, user, date, perFeed, listingColumns)
+}
+
+// DigestTitles is DigestListing without texts, HTML, excerpts or links
+// (see store.Reader).
+func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	return s.digestListing(ctx, user, date, perFeed, titleColumns)
+}
+
+// The columns of a listing after the entry's own: the texts of an entry
+// without fragments, and the fragments; or, for titles only, no
+// fragments but the display title.
+const (
+	listingColumns = `COALESCE(t.fragment_rules, 0),
 		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.content ELSE '' END,
 		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.content_z END,
 		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.summary ELSE '' END,
 		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.summary_z END,
-		COALESCE(t.shown_title, ''), COALESCE(t.excerpt, ''), COALESCE(t.whole, 0), t.html_z, COALESCE(t.links, '')
+		COALESCE(t.shown_title, ''), t.shown_z`
+	titleColumns = `COALESCE(t.fragment_rules, 0),
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.content ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.content_z END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.summary ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.summary_z END,
+		COALESCE(t.shown_title, ''), NULL`
+)
+
+func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.first_seen, r.total, `+columns+`
 		FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
@@ -411,15 +434,14 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 	for rows.Next() {
 		var e domain.Entry
 		var pub, seen int64
-		var total, whole int
-		var contentZ, summaryZ, htmlZ []byte
-		var links string
+		var total int
+		var contentZ, summaryZ, shownZ []byte
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
 			&total, &e.Fragments.Rules, &e.Content, &contentZ, &e.Summary, &summaryZ,
-			&e.Fragments.Title, &e.Fragments.Excerpt, &whole, &htmlZ, &links); err != nil {
+			&e.Fragments.Title, &shownZ); err != nil {
 			return nil, nil, err
 		}
-		if err := readTexts(&e, contentZ, summaryZ, htmlZ, whole, links); err != nil {
+		if err := readTexts(&e, contentZ, summaryZ, shownZ, false); err != nil {
 			return nil, nil, err
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
@@ -431,8 +453,10 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 	return out, more, rows.Err()
 }
 
-// readTexts fills in e's texts and fragments from their stored forms.
-func readTexts(e *domain.Entry, contentZ, summaryZ, htmlZ []byte, whole int, links string) error {
+// readTexts fills in e's texts and fragments from their stored forms:
+// the texts of an entry without fragments, the fragments of one with
+// them (and its texts when withTexts).
+func readTexts(e *domain.Entry, contentZ, summaryZ, shownZ []byte, withTexts bool) error {
 	var err error
 	if e.Content, err = decompress(contentZ, e.Content); err != nil {
 		return fmt.Errorf("entry %s: %w", e.Key, err)
@@ -444,12 +468,11 @@ func readTexts(e *domain.Entry, contentZ, summaryZ, htmlZ []byte, whole int, lin
 		e.Fragments = domain.Fragments{}
 		return nil
 	}
-	if e.Fragments.HTML, err = decompress(htmlZ, ""); err != nil {
-		return fmt.Errorf("entry %s: %w", e.Key, err)
+	if shownZ == nil {
+		return nil // the title alone was asked for
 	}
-	e.Fragments.Whole = whole == 1
-	if links != "" {
-		e.Fragments.Links = strings.Split(links, "\n")
+	if err := unpackShown(shownZ, e, withTexts); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
 	}
 	return nil
 }
@@ -458,7 +481,8 @@ func readTexts(e *domain.Entry, contentZ, summaryZ, htmlZ []byte, whole int, lin
 // by rules (see store.Store).
 func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
-		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z
+		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z,
+		COALESCE(t.fragment_rules, 0), t.shown_z
 		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
 		WHERE e.id > ? AND (e.id IN (SELECT entry_id FROM entry_texts WHERE fragment_rules != ?)
 			OR (t.entry_id IS NULL AND (e.content != '' OR e.summary != '')))
@@ -471,32 +495,32 @@ func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, li
 	for rows.Next() {
 		var e domain.Entry
 		var pub, seen int64
-		var contentZ, summaryZ []byte
+		var contentZ, summaryZ, shownZ []byte
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
-			&e.Content, &contentZ, &e.Summary, &summaryZ); err != nil {
+			&e.Content, &contentZ, &e.Summary, &summaryZ, &e.Fragments.Rules, &shownZ); err != nil {
 			return nil, err
 		}
-		if err := readTexts(&e, contentZ, summaryZ, nil, 0, ""); err != nil {
+		if err := readTexts(&e, contentZ, summaryZ, shownZ, true); err != nil {
 			return nil, err
 		}
+		e.Fragments = domain.Fragments{} // to be made again
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
 		out = append(out, e)
 	}
 	return out, rows.Err()
 }
 
-// SaveFragments stores the fragments of entries (see store.Store), in one
-// transaction. The texts of an entry stored before they were compressed
-// stay where they are.
+// SaveFragments stores the fragments of entries as StaleFragments gave
+// them, texts included (see store.Store), in one transaction: the texts
+// move into the frame they share with the fragments (packShown).
 func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, e := range entries {
-			f := e.Fragments
-			_, err := tx.ExecContext(ctx, `INSERT INTO entry_texts (entry_id, fragment_rules, shown_title,
-				excerpt, whole, html_z, links) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (entry_id) DO UPDATE SET
-				fragment_rules = excluded.fragment_rules, shown_title = excluded.shown_title,
-				excerpt = excluded.excerpt, whole = excluded.whole, html_z = excluded.html_z, links = excluded.links`,
-				e.ID, f.Rules, f.Title, f.Excerpt, boolInt(f.Whole), compress(f.HTML), strings.Join(f.Links, "\n"))
+			_, err := tx.ExecContext(ctx, `INSERT INTO entry_texts (entry_id, content_z, summary_z,
+				fragment_rules, shown_title, shown_z) VALUES (?, NULL, NULL, ?, ?, ?) ON CONFLICT (entry_id) DO UPDATE SET
+				content_z = NULL, summary_z = NULL, fragment_rules = excluded.fragment_rules,
+				shown_title = excluded.shown_title, shown_z = excluded.shown_z`,
+				e.ID, e.Fragments.Rules, e.Fragments.Title, packShown(e))
 			if err != nil {
 				return fmt.Errorf("store how entry %d is shown: %w", e.ID, err)
 			}

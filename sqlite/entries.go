@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"feeddigest/domain"
@@ -85,7 +84,7 @@ const (
 	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
 		content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`
 	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
-		fragment_rules, shown_title, excerpt, whole, html_z, links) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
 	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
 		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
@@ -106,9 +105,11 @@ func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e dom
 	if err != nil {
 		return false, err
 	}
-	f := e.Fragments
-	_, err = s.execHot(ctx, tx, saveTexts, id, compress(e.Content), compress(e.Summary),
-		f.Rules, f.Title, f.Excerpt, boolInt(f.Whole), compress(f.HTML), strings.Join(f.Links, "\n"))
+	if e.Fragments.Rules != 0 {
+		_, err = s.execHot(ctx, tx, saveTexts, id, nil, nil, e.Fragments.Rules, e.Fragments.Title, packShown(e))
+	} else {
+		_, err = s.execHot(ctx, tx, saveTexts, id, compress(e.Content), compress(e.Summary), 0, "", nil)
+	}
 	return isNew, err
 }
 

@@ -84,6 +84,10 @@ type Reader interface {
 	// those. The others were delivered with the digest all the same (they
 	// never show in a later one); only their texts are not read.
 	DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+	// DigestTitles is DigestListing for showing the entries' display
+	// titles only (an Atom feed): entries with Fragments come with their
+	// Title and Rules alone.
+	DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
 	// DigestIntact says whether every entry of a digest is still stored
 	// with its texts: whether its page, written again, shows what it
 	// showed. Old entries lose their texts (DropTexts) and then themselves
@@ -154,7 +158,9 @@ type Store interface {
 	// stored before fragments were, or when the rules were other. Each
 	// comes with its texts and FeedURL, for making them (SaveFragments).
 	StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error)
-	// SaveFragments stores the Fragments of entries, by ID.
+	// SaveFragments stores the Fragments of entries, by ID, given as
+	// StaleFragments listed them: with their texts, which are stored
+	// again with the fragments.
 	SaveFragments(ctx context.Context, entries []domain.Entry) error
 	// Prune deletes entries first seen before cutoff, and with them their
 	// digests' links, except those a digest still waits to render or send.

@@ -802,6 +802,19 @@ func testFragmentsStoredAndMadeAgain(t *testing.T, newStore NewStore) {
 	if e := listed["id:without"]; e.Fragments.Title != "Made again" || e.Fragments.Rules != 3 || e.Title != "Without" {
 		t.Errorf("listed %+v, want the fragments saved later", e)
 	}
+	titles, _, err := s.DigestTitles(ctx, "ada", "2026-11-21", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range titles {
+		want := domain.Fragments{Rules: 3, Title: listed[e.Key].Fragments.Title}
+		if !reflect.DeepEqual(e.Fragments, want) || e.Content != "" || e.Title != listed[e.Key].Title {
+			t.Errorf("titles listed %+v, want the display title alone: %+v", e, want)
+		}
+	}
+	if len(titles) != 2 {
+		t.Errorf("%d titles listed, want 2", len(titles))
+	}
 }
 
 func mustStale(t *testing.T, s store.Store, rules int, after int64) []domain.Entry {
