@@ -310,8 +310,22 @@ type feedInfo struct {
 	titled           bool // the feed named itself: name is not its host
 }
 
-func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+// storedFeeds reads the feed records once after the poll, for the pages
+// and the status page: nothing later in the pass changes them.
+func (p *pass) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
+	if p.feeds != nil {
+		return p.feeds, nil
+	}
 	feeds, err := p.st.Feeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.feeds = feeds
+	return feeds, nil
+}
+
+func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+	feeds, err := p.storedFeeds(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -152,6 +152,8 @@ type pass struct {
 	// digestKey, so the send step mails the very message the outbox has
 	// and composes only those written in an earlier run.
 	emails map[string]*mail.Message
+	// feeds are the feed records as the poll left them (storedFeeds).
+	feeds []domain.Feed
 }
 
 func (p *pass) sync(ctx context.Context) error {

@@ -122,7 +122,10 @@ func shiftFragmentHeadings(fragment string, top int) string {
 // It runs before sanitising because bluemonday drops sizes written with
 // units ("1px") and all styles, which would hide the pixel from us.
 func dropPixels(raw string) string {
-	if !strings.Contains(strings.ToLower(raw), "<img") {
+	// A pixel has both sizes given (isPixel): without the words there is
+	// none, and nothing to parse.
+	lower := strings.ToLower(raw)
+	if !strings.Contains(lower, "<img") || !strings.Contains(lower, "width") || !strings.Contains(lower, "height") {
 		return raw
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(raw))
