@@ -105,6 +105,19 @@ type writtenPage struct {
 	titles render.Digest
 }
 
+// dropHTML forgets, in place, the HTML and texts of d's entries that
+// have fragments of these rules, once the page is written: an email shows
+// the rest.
+func dropHTML(d render.Digest) {
+	for _, g := range d.Groups {
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = "", "", ""
+			}
+		}
+	}
+}
+
 // titlesOnly is d without the entries' texts and HTML, which the Atom
 // feed does not show: the rest of the pass need not hold them.
 func titlesOnly(d render.Digest) render.Digest {
@@ -208,6 +221,10 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) (render.PageBod
 	if !pub.KeepsOutbox() || d.Email == "" {
 		return body, nil // no outbox, or nobody to write to
 	}
+	// The email shows excerpts, never the entries' HTML: the pass need not
+	// hold it while the email is composed (nor after: the caller keeps
+	// titles only).
+	dropHTML(d)
 	msg, err := p.composeEmail(d)
 	if err != nil {
 		return body, err
