@@ -387,7 +387,7 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 // perFeed of each feed's newest entries, and how many more per feed URL.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+		t.content_z, e.summary, t.summary_z, e.author, e.published, e.enclosures, e.first_seen, r.total FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
@@ -405,11 +405,15 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		var pub, seen int64
 		var total int
 		var contentZ, summaryZ []byte
+		var enclosures string
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &enclosures, &seen, &total); err != nil {
 			return nil, nil, err
 		}
 		var err error
+		if e.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		}
 		if e.Content, err = decompress(contentZ, e.Content); err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
