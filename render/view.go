@@ -55,8 +55,9 @@ type digestView struct {
 	Built             timeView
 	Zone              string
 	Prev, Next        dateLink
-	// Email only.
-	Subject, WebURL string
+	// Email only. Preheader is the hidden line mail clients show after
+	// the subject: the first headlines.
+	Subject, WebURL, Preheader string
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.

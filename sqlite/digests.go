@@ -126,6 +126,15 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_wanted = 0 WHERE user = ? AND date = ? AND sent_at = 0 AND send_started = 0",
+		user, date)
+	return err
+}
+
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
 // previous digest was built (at most store.FirstDigestLimit of each feed's

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
+		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
@@ -547,6 +548,38 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	ds, err := s.Digests(ctx, "ada")
 	if err != nil || len(ds) != 1 || !ds[0].SentAt.Equal(t0.Add(time.Minute)) || !ds[0].RenderedAt.Equal(t0) || !ds[0].SendWanted {
 		t.Errorf("digest record %+v (%v)", ds, err)
+	}
+}
+
+// A digest whose send is skipped is no longer to be sent, nor shown as
+// unsent; a digest already sent, or whose send started, stays so.
+func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	for _, user := range []string{"ada", "bob"} {
+		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.BeginSend(ctx, "bob", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range []string{"ada", "bob"} {
+		if err := s.SkipSend(ctx, user, "2026-11-21"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsent, err := s.Unsent(ctx)
+	if err != nil || len(unsent) != 0 {
+		t.Errorf("unsent after the skip: %+v (%v)", unsent, err)
+	}
+	notSent, err := s.NotSent(ctx, t0.Add(-time.Hour))
+	if err != nil || len(notSent) != 1 || notSent[0].User != "bob" {
+		t.Errorf("not sent %+v (%v), want only bob's, whose send had started", notSent, err)
+	}
+	ds, err := s.Digests(ctx, "ada")
+	if err != nil || len(ds) != 1 || ds[0].SendWanted || !ds[0].SentAt.IsZero() {
+		t.Errorf("ada's digest after the skip: %+v (%v)", ds, err)
 	}
 }
 
