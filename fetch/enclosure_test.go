@@ -33,6 +33,10 @@ func TestParseKeepsEnclosures(t *testing.T) {
 		{"enclosures_rss.xml", "application/rss+xml", "id:ep-9", []domain.Enclosure{
 			mp3(1), mp3(2), mp3(3), mp3(4), mp3(5), mp3(6), mp3(7), mp3(8),
 		}},
+		// JSON Feed attachments; gofeed drops their duration_in_seconds.
+		{"enclosures.json", "application/feed+json", "id:show-3", []domain.Enclosure{
+			{URL: "https://radio.example.net/files/3.ogg", Type: "audio/ogg", Length: 12000000},
+		}},
 		{"enclosures.atom", "application/atom+xml", "id:urn:example:walk", []domain.Enclosure{
 			{URL: "https://video.example.net/media/walk.webm", Type: "video/webm", Length: 314572800},
 		}},
