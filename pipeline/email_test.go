@@ -13,7 +13,7 @@ import (
 
 // skipConfig is ada, mailed over SMTP to sink, following feed, with
 // [email] skip_empty as given and an unsubscribe address.
-func skipConfig(t *testing.T, sink *smtptest.Server, feed string, skip bool) string {
+func skipConfig(sink *smtptest.Server, feed string, skip bool) string {
 	return fmt.Sprintf(`skip_empty = %t
 unsubscribe = "https://example.org/unsubscribe?user={user}"
 smtp = %q
@@ -34,7 +34,7 @@ func TestSkipEmptyMailsOnlyDaysWithSomethingToSay(t *testing.T) {
 	pub := feedtest.Start(t)
 	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := testConfig(t, skipConfig(t, sink, pub.URL+"/a", true), "")
+	cfg := testConfig(t, skipConfig(sink, pub.URL+"/a", true), "")
 	eml := func(day string) string { return filepath.Join(cfg.Email.Outbox, "ada-"+day+".eml") }
 	page := func(day string) string { return filepath.Join(cfg.SiteDir, "ada", day+".html") }
 
@@ -99,7 +99,7 @@ func TestQuietDayMailedByDefault(t *testing.T) {
 	pub := feedtest.Start(t)
 	pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 	sink := smtptest.Start(t)
-	cfg := testConfig(t, skipConfig(t, sink, pub.URL+"/a", false), "")
+	cfg := testConfig(t, skipConfig(sink, pub.URL+"/a", false), "")
 	runAt(t, cfg, "2026-11-21T14:00:00Z")
 	if sum := runAt(t, cfg, "2026-11-22T00:05:00Z"); sum.EmailsSent != 1 || sum.EmailsSkipped != 0 {
 		t.Fatalf("quiet day: %+v", sum)
