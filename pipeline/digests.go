@@ -65,7 +65,7 @@ func (p *pass) render(ctx context.Context) error {
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		if err := p.writeDigest(pub, rd); err != nil {
+		if err := p.writeDigest(pub, rd, !p.skipsMail(d)); err != nil {
 			return err
 		}
 		// Before d counts as rendered: a run that dies here links the
@@ -130,7 +130,9 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
 }
 
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
+// writeDigest writes the page of d, and its email to the outbox when
+// mailed says the digest is mailed (see skipsMail).
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) error {
 	page, err := render.DigestPage(d)
 	if err != nil {
 		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
@@ -139,8 +141,8 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 		return err
 	}
 	p.sum.PagesWritten++
-	if !pub.KeepsOutbox() || d.Email == "" {
-		return nil // no outbox, or nobody to write to
+	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
+		return nil // no outbox, nobody to write to, or nothing to say
 	}
 	msg, err := p.composeEmail(d)
 	if err != nil {
@@ -171,6 +173,15 @@ func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
 }
 
 func digestKey(user, date string) string { return user + " " + date }
+
+// skipsMail says the digest is not mailed (nor written to the outbox):
+// [email] skip_empty is set and it has nothing to say, no entry, no feed
+// that could not be read and no feed change. Its page is written all the
+// same. A pure function of the stored digest, so a run that dies between
+// building and sending decides alike in the next.
+func (p *pass) skipsMail(d domain.Digest) bool {
+	return p.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
+}
 
 func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
 	all, err := p.st.Digests(ctx, u.Name)
@@ -306,7 +317,8 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 	if err != nil {
 		return render.Digest{}, err
 	}
-	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
+	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
+		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err

@@ -126,6 +126,15 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_wanted = 0 WHERE user = ? AND date = ? AND sent_at = 0 AND send_started = 0",
+		user, date)
+	return err
+}
+
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
 // previous digest was built (at most store.FirstDigestLimit of each feed's
@@ -387,7 +396,7 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 // perFeed of each feed's newest entries, and how many more per feed URL.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+		t.content_z, e.summary, t.summary_z, e.author, e.published, e.enclosures, e.first_seen, r.total FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
@@ -405,11 +414,15 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		var pub, seen int64
 		var total int
 		var contentZ, summaryZ []byte
+		var enclosures string
 		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &enclosures, &seen, &total); err != nil {
 			return nil, nil, err
 		}
 		var err error
+		if e.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		}
 		if e.Content, err = decompress(contentZ, e.Content); err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}

@@ -77,9 +77,13 @@ func (t *pollTx) Rollback() error {
 }
 
 func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
-		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now))
+	enclosures, err := encodeEnclosures(e.Enclosures)
+	if err != nil {
+		return false, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
+		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now))
 	if err != nil {
 		return false, err
 	}
@@ -90,8 +94,8 @@ func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, 
 		isNew = true
 	} else {
 		err = tx.QueryRowContext(ctx, `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
-			content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`,
-			e.Title, e.Link, e.Author, unix(e.Published), feedID, e.Key).Scan(&id)
+			enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`,
+			e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id)
 	}
 	if err != nil {
 		return false, err

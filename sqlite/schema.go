@@ -153,6 +153,10 @@ var migrations = []string{
 	// 10: the feed's language, which pages give its texts (lang); known
 	// from the next body read.
 	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
+	// 11: an entry's enclosures (a podcast's audio), as a JSON array of
+	// {"url", "type", "length", "seconds"} (see enclosure.go); '' for
+	// none, which is what older rows have.
+	`ALTER TABLE entries ADD COLUMN enclosures TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the version a migrated file has.
