@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// Entry is one feed entry: as parsed from a body (Key to Published), and
+// Entry is one feed entry: as parsed from a body (Key to Enclosures), and
 // as stored (with its ID, its feed, and when it was first seen).
 type Entry struct {
 	ID        int64
@@ -15,10 +15,22 @@ type Entry struct {
 	Summary   string // raw HTML/text summary, unsanitised; shown when Content is empty
 	Author    string
 	Published time.Time // zero when the feed gave no usable date
-	FirstSeen time.Time
+	// Enclosures are the files the entry carries: a podcast episode's
+	// audio, a video. Bounded in number and size when parsed.
+	Enclosures []Enclosure
+	FirstSeen  time.Time
 	// Fragments are the entry as shown; a stored entry without texts
 	// (dropped, see store.Store.DropTexts) has none.
 	Fragments Fragments
+}
+
+// Enclosure is a file an entry carries (RSS <enclosure>, Atom
+// rel="enclosure", JSON Feed attachments).
+type Enclosure struct {
+	URL      string        // absolute http(s) URL
+	Type     string        // MIME type as the feed gives it ("audio/mpeg"), "" when none
+	Length   int64         // size in bytes, 0 when unknown
+	Duration time.Duration // playing time (itunes:duration), 0 when unknown
 }
 
 // Fragments are what a digest shows of an entry, made once when the

@@ -67,7 +67,7 @@ func (p *pass) render(ctx context.Context) error {
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		body, err := p.writeDigest(pub, rd)
+		body, err := p.writeDigest(pub, rd, !p.skipsMail(d))
 		if err != nil {
 			return err
 		}
@@ -212,14 +212,16 @@ func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
 	return body, nil
 }
 
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+// writeDigest writes the page of d, and its email to the outbox when
+// mailed says the digest is mailed (see skipsMail).
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
 	body, err := writePage(pub, d)
 	if err != nil {
 		return body, err
 	}
 	p.sum.PagesWritten++
-	if !pub.KeepsOutbox() || d.Email == "" {
-		return body, nil // no outbox, or nobody to write to
+	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
+		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
 	// The email shows excerpts, never the entries' HTML: the pass need not
 	// hold it while the email is composed (nor after: the caller keeps
@@ -254,6 +256,15 @@ func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
 }
 
 func digestKey(user, date string) string { return user + " " + date }
+
+// skipsMail says the digest is not mailed (nor written to the outbox):
+// [email] skip_empty is set and it has nothing to say, no entry, no feed
+// that could not be read and no feed change. Its page is written all the
+// same. A pure function of the stored digest, so a run that dies between
+// building and sending decides alike in the next.
+func (p *pass) skipsMail(d domain.Digest) bool {
+	return p.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
+}
 
 // writeUserIndex writes the user's index and Atom feed. The index copies
 // the body of the newest digest's page when this pass wrote it (newest),
@@ -440,7 +451,8 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 	if err != nil {
 		return render.Digest{}, err
 	}
-	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
+	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
+		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err

@@ -56,9 +56,12 @@ type Summary struct {
 	DigestsBuilt int       `json:"digests_built"`
 	PagesWritten int       `json:"pages_written"`
 	EmailsSent   int       `json:"emails_sent"`
-	SendFailures int       `json:"send_failures"`
-	Pruned       int64     `json:"pruned"`
-	FeedErrors   []string  `json:"feed_errors,omitempty"`
+	// EmailsSkipped counts the digests not mailed for having nothing to
+	// say ([email] skip_empty).
+	EmailsSkipped int      `json:"emails_skipped,omitempty"`
+	SendFailures  int      `json:"send_failures"`
+	Pruned        int64    `json:"pruned"`
+	FeedErrors    []string `json:"feed_errors,omitempty"`
 	// MailProblems has a line per user with mail that did not go out:
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`

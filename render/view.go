@@ -55,8 +55,9 @@ type digestView struct {
 	Built             timeView
 	Zone              string
 	Prev, Next        dateLink
-	// Email only.
-	Subject, WebURL string
+	// Email only. Preheader is the hidden line mail clients show after
+	// the subject: the first headlines.
+	Subject, WebURL, Preheader string
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
@@ -124,6 +125,9 @@ type entryView struct {
 	MetaText  string // author and time, for plain text
 	Excerpt   string
 	Content   template.HTML
+	// Enclosures are the files the entry carries (a podcast's audio),
+	// each a link that says what it is.
+	Enclosures []enclosureView
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -311,6 +315,9 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		// Trusted: sanitised when the fragment was made.
 		Content: template.HTML(contentAt(f.HTML, entryContentHeading(nested))),
 		Lang:    g.Lang,
+		// The files' labels are ours (their kind, time and size), in
+		// English like the rest of the page: no lang of the feed's.
+		Enclosures: newEnclosureViews(e.Enclosures),
 	}
 	when := e.Published
 	if when.IsZero() {

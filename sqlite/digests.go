@@ -126,6 +126,15 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_wanted = 0 WHERE user = ? AND date = ? AND sent_at = 0 AND send_started = 0",
+		user, date)
+	return err
+}
+
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
 // previous digest was built (at most store.FirstDigestLimit of each feed's
@@ -417,7 +426,7 @@ const (
 
 func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
-		e.published, e.first_seen, r.total, `+columns+`
+		e.published, e.enclosures, e.first_seen, r.total, `+columns+`
 		FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
@@ -436,12 +445,17 @@ func (s *Store) digestListing(ctx context.Context, user, date string, perFeed in
 		var pub, seen int64
 		var total int
 		var contentZ, summaryZ, shownZ []byte
-		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
+		var enclosures string
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &enclosures, &seen,
 			&total, &e.Fragments.Rules, &e.Content, &contentZ, &e.Summary, &summaryZ,
 			&e.Fragments.Title, &shownZ); err != nil {
 			return nil, nil, err
 		}
-		if err := readTexts(&e, contentZ, summaryZ, shownZ, false); err != nil {
+		var err error
+		if e.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		if err = readTexts(&e, contentZ, summaryZ, shownZ, false); err != nil {
 			return nil, nil, err
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)

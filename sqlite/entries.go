@@ -79,10 +79,10 @@ func (t *pollTx) Rollback() error {
 
 // The statements of a poll's save (see Store.hot).
 const (
-	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
+	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
 	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
-		content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`
+		enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`
 	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
 		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
 	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
@@ -95,12 +95,16 @@ const (
 )
 
 func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
+	enclosures, err := encodeEnclosures(e.Enclosures)
+	if err != nil {
+		return false, err
+	}
 	var id int64
 	isNew := true
-	err := s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now)).Scan(&id)
+	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		isNew = false
-		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), feedID, e.Key).Scan(&id)
+		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id)
 	}
 	if err != nil {
 		return false, err

@@ -153,7 +153,11 @@ var migrations = []string{
 	// 10: the feed's language, which pages give its texts (lang); known
 	// from the next body read.
 	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
-	// 11: an entry as digests show it (domain.Fragments), made once when
+	// 11: an entry's enclosures (a podcast's audio), as a JSON array of
+	// {"url", "type", "length", "seconds"} (see enclosure.go); '' for
+	// none, which is what older rows have.
+	`ALTER TABLE entries ADD COLUMN enclosures TEXT NOT NULL DEFAULT '';`,
+	// 12: an entry as digests show it (domain.Fragments), made once when
 	// it is stored: the display title, and in one zstd frame with the
 	// texts (the sanitised HTML repeats most of the content, so together
 	// they cost little more than the content alone; see packShown) the

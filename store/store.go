@@ -149,6 +149,11 @@ type Store interface {
 	// MarkSendFailed records a failed attempt to send a digest at now: one
 	// more attempt, its error, and whether the failure was permanent.
 	MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error
+	// SkipSend records that a digest built to be mailed is not to be
+	// after all ([email] skip_empty: it has nothing to say). It no longer
+	// wants sending, so it is neither sent nor listed as unsent (Unsent,
+	// NotSent); a send already started or done is left as it is.
+	SkipSend(ctx context.Context, user, date string) error
 	// GiveUpSend stops all further attempts to send a digest; why says so
 	// to the people reading status. Its page stays.
 	GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error

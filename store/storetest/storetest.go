@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
 		{"EntryTextsReadBack", testEntryTextsReadBack},
 		{"FragmentsStoredAndMadeAgain", testFragmentsStoredAndMadeAgain},
+		{"EnclosuresReadBack", testEnclosuresReadBack},
 		{"SubscriptionsFollowTheConfig", testSubscriptionsFollowTheConfig},
 		{"DigestWindowsNeverRepeat", testDigestWindowsNeverRepeat},
 		{"FirstDigestWithholdsTheOlderEntries", testFirstDigestWithholdsTheOlderEntries},
@@ -41,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
+		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
@@ -289,6 +291,43 @@ func testEntryTextsReadBack(t *testing.T, newStore NewStore) {
 	}
 }
 
+// An entry's enclosures come back as saved, in order, in the state
+// opened again; a later poll's enclosures replace them, and an entry
+// without any has none.
+func testEnclosuresReadBack(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	episode := domain.Entry{Key: "id:ep-12", Title: "Episode 12", Link: "https://a.example/12", Enclosures: []domain.Enclosure{
+		{URL: "https://cdn.a.example/12.mp3", Type: "audio/mpeg", Length: 28311552, Duration: 29*time.Minute + 29*time.Second},
+		{URL: "https://cdn.a.example/12.pdf", Type: "application/pdf"},
+	}}
+	plain := domain.Entry{Key: "id:note", Title: "A note", Link: "https://a.example/note"}
+	if _, err := savePoll(s, f, []domain.Entry{episode, plain}, t0); err != nil {
+		t.Fatal(err)
+	}
+	// Polled again before the digest: the feed corrected the file's size.
+	episode.Enclosures = slices.Clone(episode.Enclosures)
+	episode.Enclosures[0].Length = 28311553
+	if _, err := savePoll(s, f, []domain.Entry{episode, plain}, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t)
+	got := map[string][]domain.Enclosure{}
+	for _, e := range digestEntries(t, s, "ada", "2026-11-21") {
+		got[e.Key] = e.Enclosures
+	}
+	want := map[string][]domain.Enclosure{"id:ep-12": episode.Enclosures, "id:note": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("enclosures read back\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 func testSubscriptionsFollowTheConfig(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	subscribe(t, s, map[string][]string{"ada": {"https://a.example/1", "https://a.example/2"}, "bob": {"https://a.example/2"}}, t0)
@@ -510,6 +549,38 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	ds, err := s.Digests(ctx, "ada")
 	if err != nil || len(ds) != 1 || !ds[0].SentAt.Equal(t0.Add(time.Minute)) || !ds[0].RenderedAt.Equal(t0) || !ds[0].SendWanted {
 		t.Errorf("digest record %+v (%v)", ds, err)
+	}
+}
+
+// A digest whose send is skipped is no longer to be sent, nor shown as
+// unsent; a digest already sent, or whose send started, stays so.
+func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	for _, user := range []string{"ada", "bob"} {
+		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.BeginSend(ctx, "bob", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range []string{"ada", "bob"} {
+		if err := s.SkipSend(ctx, user, "2026-11-21"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsent, err := s.Unsent(ctx)
+	if err != nil || len(unsent) != 0 {
+		t.Errorf("unsent after the skip: %+v (%v)", unsent, err)
+	}
+	notSent, err := s.NotSent(ctx, t0.Add(-time.Hour))
+	if err != nil || len(notSent) != 1 || notSent[0].User != "bob" {
+		t.Errorf("not sent %+v (%v), want only bob's, whose send had started", notSent, err)
+	}
+	ds, err := s.Digests(ctx, "ada")
+	if err != nil || len(ds) != 1 || ds[0].SendWanted || !ds[0].SentAt.IsZero() {
+		t.Errorf("ada's digest after the skip: %+v (%v)", ds, err)
 	}
 }
 
