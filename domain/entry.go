@@ -19,6 +19,9 @@ type Entry struct {
 	// audio, a video. Bounded in number and size when parsed.
 	Enclosures []Enclosure
 	FirstSeen  time.Time
+	// Fragments are the entry as shown; a stored entry without texts
+	// (dropped, see store.Store.DropTexts) has none.
+	Fragments Fragments
 }
 
 // Enclosure is a file an entry carries (RSS <enclosure>, Atom
@@ -28,4 +31,24 @@ type Enclosure struct {
 	Type     string        // MIME type as the feed gives it ("audio/mpeg"), "" when none
 	Length   int64         // size in bytes, 0 when unknown
 	Duration time.Duration // playing time (itunes:duration), 0 when unknown
+}
+
+// Fragments are what a digest shows of an entry, made once when the
+// entry is stored (package render makes them, render.FragmentRules says
+// by which rules) so that pages, email and Atom never parse or sanitise
+// feed HTML again. Rules 0 means there are none: render makes them from
+// the texts when it shows the entry.
+type Fragments struct {
+	Rules   int    // the version of the rules that made them
+	Title   string // the display title, plain text
+	Excerpt string // a short plain-text taste of the text
+	// HTML is the sanitised content (else summary): relative URLs
+	// resolved against the entry's link, rel="noopener noreferrer" on
+	// links, headings from h4 down.
+	HTML string
+	// Whole says the excerpt is all of HTML's text.
+	Whole bool
+	// Links are the targets of HTML's links, in order, for a digest's
+	// "Links mentioned".
+	Links []string
 }

@@ -1,10 +1,10 @@
 package pipeline
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
@@ -49,7 +49,9 @@ func (p *pass) render(ctx context.Context) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	touched := map[string]bool{}
+	// The newest page written for each user: the index copies its body,
+	// and the Atom feed takes its titles.
+	written := map[string]writtenPage{}
 	for _, d := range pending {
 		u, ok := p.cfg.User(d.User)
 		if !ok {
@@ -65,8 +67,12 @@ func (p *pass) render(ctx context.Context) error {
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		if err := p.writeDigest(pub, rd, !p.skipsMail(d)); err != nil {
+		body, err := p.writeDigest(pub, rd, !p.skipsMail(d))
+		if err != nil {
 			return err
+		}
+		if next.Date == "" {
+			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
 		// Before d counts as rendered: a run that dies here links the
 		// previous page at the next run.
@@ -76,16 +82,81 @@ func (p *pass) render(ctx context.Context) error {
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
 			return err
 		}
-		touched[d.User] = true
+		if _, ok := written[d.User]; !ok {
+			written[d.User] = writtenPage{}
+		}
 	}
 	for _, u := range p.cfg.Users {
-		if touched[u.Name] || !pub.HasUserIndex(u.Name) {
-			if err := p.writeUserIndex(ctx, pub, u, feeds); err != nil {
+		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
+			if err := p.writeUserIndex(ctx, pub, u, feeds, w); err != nil {
 				return err
 			}
 		}
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// writtenPage is the newest digest page of a user written in this pass
+// (date "" when none): where its body is, and the digest with its
+// entries' titles only, for the Atom feed.
+type writtenPage struct {
+	date   string
+	body   render.PageBody
+	titles render.Digest
+}
+
+// dropHTML forgets, in place, the HTML and texts of d's entries that
+// have fragments of these rules, once the page is written: an email shows
+// the rest.
+func dropHTML(d render.Digest) {
+	for _, g := range d.Groups {
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = "", "", ""
+			}
+		}
+	}
+}
+
+// titlesOnly is d without the entries' texts and HTML, which the Atom
+// feed does not show: the rest of the pass need not hold them.
+func titlesOnly(d render.Digest) render.Digest {
+	groups := make([]render.FeedGroup, len(d.Groups))
+	for i, g := range d.Groups {
+		entries := make([]domain.Entry, len(g.Entries))
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				e.Fragments = domain.Fragments{Rules: e.Fragments.Rules, Title: e.Fragments.Title}
+				e.Content, e.Summary = "", ""
+			}
+			entries[j] = e
+		}
+		g.Entries = entries
+		groups[i] = g
+	}
+	d.Groups = groups
+	return d
+}
+
+// streamed is content rendered straight into the file that site writes,
+// never built whole in memory.
+type streamed func(io.Writer) error
+
+func (s streamed) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	err := s(cw)
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // neighbours are the digests just before and after date in a user's
@@ -117,45 +188,57 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	if err != nil || !intact {
 		return err
 	}
+	before, after := neighbours(all, prev.Date)
 	rd, err := p.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
 	}
-	before, after := neighbours(all, prev.Date)
 	rd.Prev, rd.Next = before.Date, after.Date
-	page, err := render.DigestPage(rd)
+	_, err = writePage(pub, rd)
+	return err
+}
+
+// writePage streams the page of d into its file, and says where its
+// body is.
+func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+	var body render.PageBody
+	err := pub.DigestPage(d.User, d.Date, streamed(func(w io.Writer) (err error) {
+		body, err = render.WriteDigestPage(w, d)
+		return err
+	}))
 	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", rd.User, rd.Date, err)
+		return body, fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
 	}
-	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
+	return body, nil
 }
 
 // writeDigest writes the page of d, and its email to the outbox when
 // mailed says the digest is mailed (see skipsMail).
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) error {
-	page, err := render.DigestPage(d)
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
+	body, err := writePage(pub, d)
 	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
-	}
-	if err := pub.DigestPage(d.User, d.Date, bytes.NewReader(page)); err != nil {
-		return err
+		return body, err
 	}
 	p.sum.PagesWritten++
 	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
-		return nil // no outbox, nobody to write to, or nothing to say
+		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
+	// The email shows excerpts, never the entries' HTML: the pass need not
+	// hold it while the email is composed (nor after: the caller keeps
+	// titles only).
+	dropHTML(d)
 	msg, err := p.composeEmail(d)
 	if err != nil {
-		return err
+		return body, err
 	}
 	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
-		return err
+		return body, err
 	}
 	if p.emails == nil {
 		p.emails = map[string]*mail.Message{}
 	}
 	p.emails[digestKey(d.User, d.Date)] = msg
-	return nil
+	return body, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -183,7 +266,10 @@ func (p *pass) skipsMail(d domain.Digest) bool {
 	return p.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
 }
 
-func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
+// writeUserIndex writes the user's index and Atom feed. The index copies
+// the body of the newest digest's page when this pass wrote it (newest),
+// rather than rendering the digest again.
+func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, newest writtenPage) error {
 	all, err := p.st.Digests(ctx, u.Name)
 	if err != nil {
 		return err
@@ -192,42 +278,82 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 	var recent []render.Digest
 	for i, d := range all {
 		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt})
-		if i < atomDigests {
-			rd, err := p.renderDigest(ctx, d, u, feeds)
-			if err != nil {
-				return err
-			}
-			recent = append(recent, rd)
+		if i >= render.MaxFeedDigests {
+			continue
 		}
+		if d.Date == newest.date {
+			recent = append(recent, newest.titles)
+			continue
+		}
+		rd, err := p.digestOf(ctx, d, u, feeds, p.st.DigestTitles)
+		if err != nil {
+			return err
+		}
+		recent = append(recent, rd)
 	}
-	var newest *render.Digest
-	if len(recent) > 0 {
-		newest = &recent[0]
-	}
-	index, err := render.IndexPage(u.Name, newest, archive)
-	if err != nil {
+	if err := p.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
-	if err := pub.UserIndex(u.Name, bytes.NewReader(index)); err != nil {
-		return err
-	}
-	atom, err := render.AtomFeed(u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
+		return render.WriteAtomFeed(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
-	return pub.UserFeed(u.Name, bytes.NewReader(atom))
+	return nil
 }
 
-// atomDigests is how many recent digests a user's Atom feed carries.
-const atomDigests = 20
+func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
+	user := u.Name
+	if len(all) > 0 && newest.date == all[0].Date {
+		page, err := pub.OpenDigestPage(user, newest.date)
+		if err != nil {
+			return err
+		}
+		defer page.Close()
+		if _, err := page.Seek(newest.body.Offset, io.SeekStart); err != nil {
+			return err
+		}
+		return pub.UserIndex(user, streamed(func(w io.Writer) error {
+			return render.WriteIndexPage(w, user, newest.body, page, archive)
+		}))
+	}
+	// The newest digest's page was written by an earlier pass (the index
+	// was lost, or the user has no digest yet): render it here.
+	var latest *render.Digest
+	if len(all) > 0 {
+		rd, err := p.renderDigest(ctx, all[0], u, feeds)
+		if err != nil {
+			return err
+		}
+		latest = &rd
+	}
+	return pub.UserIndex(user, streamed(func(w io.Writer) error {
+		return render.WriteIndex(w, user, latest, archive)
+	}))
+}
 
 type feedInfo struct {
 	name, site, lang string
 	titled           bool // the feed named itself: name is not its host
 }
 
-func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+// storedFeeds reads the feed records once after the poll, for the pages
+// and the status page: nothing later in the pass changes them.
+func (p *pass) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
+	if p.feeds != nil {
+		return p.feeds, nil
+	}
 	feeds, err := p.st.Feeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.feeds = feeds
+	return feeds, nil
+}
+
+func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+	feeds, err := p.storedFeeds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -309,11 +435,19 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	return p.digestOf(ctx, d, u, feeds, p.st.DigestListing)
+}
+
+// listing is store.Reader's DigestListing or DigestTitles.
+type listing func(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+
+// digestOf is renderDigest with the entries that list gives.
+func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo, list listing) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
 	}
-	entries, more, err := p.st.DigestListing(ctx, d.User, d.Date, perFeed)
+	entries, more, err := list(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
 	}

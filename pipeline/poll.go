@@ -11,6 +11,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
+	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -93,6 +94,13 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 				// Interrupted: the feed did not fail, we stopped
 				// listening. Its record stays as it was, due again.
 				return nil
+			}
+			if res.Feed != nil {
+				// Here, on the polling side, where concurrency spreads
+				// the work: the saving side is one goroutine.
+				for i := range res.Feed.Entries {
+					res.Feed.Entries[i].Fragments = render.MakeFragments(f.URL, res.Feed.Entries[i])
+				}
 			}
 			out <- polled{feed: f, why: job.Why, res: res}
 			return nil

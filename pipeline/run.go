@@ -17,6 +17,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/mail"
+	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -128,7 +129,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	defer st.Close()
 	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
-	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.render, p.send, p.prune}
+	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.showAnew, p.render, p.send, p.prune}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("interrupted: %w", err)
@@ -154,6 +155,8 @@ type pass struct {
 	// digestKey, so the send step mails the very message the outbox has
 	// and composes only those written in an earlier run.
 	emails map[string]*mail.Message
+	// feeds are the feed records as the poll left them (storedFeeds).
+	feeds []domain.Feed
 }
 
 func (p *pass) sync(ctx context.Context) error {
@@ -201,6 +204,27 @@ func newestDate(digests []domain.Digest) string {
 func scheduleUser(u config.User) schedule.User {
 	return schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour,
 		Weekly: u.Every == config.Weekly, DigestDay: u.DigestDay, Feeds: u.FeedURLs()}
+}
+
+// showAnew makes the fragments (see render.MakeFragments) of the stored
+// entries that have none made by the rules of this program: those stored
+// by an older one (schema 11 adds fragments to existing states), or
+// before the rules changed (render.FragmentRules).
+func (p *pass) showAnew(ctx context.Context) error {
+	var after int64
+	for {
+		stale, err := p.st.StaleFragments(ctx, render.FragmentRules, after, 500)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		for i, e := range stale {
+			stale[i].Fragments = render.MakeFragments(e.FeedURL, e)
+		}
+		if err := p.st.SaveFragments(ctx, stale); err != nil {
+			return err
+		}
+		after = stale[len(stale)-1].ID
+	}
 }
 
 func (p *pass) prune(ctx context.Context) error {

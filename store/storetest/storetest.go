@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"EntriesStoredOnceWithFirstSeen", testEntriesStoredOnceWithFirstSeen},
 		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
 		{"EntryTextsReadBack", testEntryTextsReadBack},
+		{"FragmentsStoredAndMadeAgain", testFragmentsStoredAndMadeAgain},
 		{"EnclosuresReadBack", testEnclosuresReadBack},
 		{"SubscriptionsFollowTheConfig", testSubscriptionsFollowTheConfig},
 		{"DigestWindowsNeverRepeat", testDigestWindowsNeverRepeat},
@@ -818,4 +819,80 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	if len(next.Problems) != 0 {
 		t.Errorf("the next digest records %+v", next.Problems)
 	}
+}
+
+// An entry's fragments are stored with it and read back in its digest's
+// listing (without the raw texts); entries saved without fragments, or
+// with fragments of other rules, are listed as stale with their texts
+// until fragments of the current rules are saved.
+func testFragmentsStoredAndMadeAgain(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0.Add(-time.Hour))["https://a.example/feed"]
+	shown := domain.Fragments{Rules: 3, Title: "Shown", Excerpt: "An excerpt", HTML: "<p>An <a href=\"https://b.example/\">excerpt</a></p>",
+		Whole: true, Links: []string{"https://b.example/", "mailto:x@b.example"}}
+	with := domain.Entry{Key: "id:with", Title: "With", Content: "<p>raw</p>", Fragments: shown}
+	without := domain.Entry{Key: "id:without", Title: "Without", Content: "<p>raw too</p>", Summary: "sum"}
+	if _, err := savePoll(s, f, []domain.Entry{with, without}, t0); err != nil {
+		t.Fatal(err)
+	}
+	stale := func(rules int) []domain.Entry {
+		t.Helper()
+		out, err := s.StaleFragments(ctx, rules, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := stale(3)
+	if len(got) != 1 || got[0].Key != "id:without" || got[0].Content != "<p>raw too</p>" || got[0].Summary != "sum" || got[0].FeedURL != f.URL {
+		t.Fatalf("stale under rules 3: %+v, want the entry saved without fragments, with its texts", got)
+	}
+	if n := len(stale(4)); n != 2 {
+		t.Errorf("%d entries stale under rules 4, want both", n)
+	}
+	if after := got[0].ID; len(mustStale(t, s, 3, after)) != 0 {
+		t.Error("entries after the last one listed")
+	}
+	got[0].Fragments = domain.Fragments{Rules: 3, Title: "Made again", HTML: "<p>raw too</p>"}
+	if err := s.SaveFragments(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(stale(3)); n != 0 {
+		t.Errorf("%d entries stale after saving their fragments", n)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]domain.Entry{}
+	for _, e := range digestEntries(t, s, "ada", "2026-11-21") {
+		listed[e.Key] = e
+	}
+	if e := listed["id:with"]; !reflect.DeepEqual(e.Fragments, shown) || e.Content != "" {
+		t.Errorf("listed %+v, want fragments %+v and no raw text", e, shown)
+	}
+	if e := listed["id:without"]; e.Fragments.Title != "Made again" || e.Fragments.Rules != 3 || e.Title != "Without" {
+		t.Errorf("listed %+v, want the fragments saved later", e)
+	}
+	titles, _, err := s.DigestTitles(ctx, "ada", "2026-11-21", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range titles {
+		want := domain.Fragments{Rules: 3, Title: listed[e.Key].Fragments.Title}
+		if !reflect.DeepEqual(e.Fragments, want) || e.Content != "" || e.Title != listed[e.Key].Title {
+			t.Errorf("titles listed %+v, want the display title alone: %+v", e, want)
+		}
+	}
+	if len(titles) != 2 {
+		t.Errorf("%d titles listed, want 2", len(titles))
+	}
+}
+
+func mustStale(t *testing.T, s store.Store, rules int, after int64) []domain.Entry {
+	t.Helper()
+	out, err := s.StaleFragments(ctx, rules, after, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
