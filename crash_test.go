@@ -236,7 +236,11 @@ func TestInterruptedRunStopsCleanly(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			// Signalled while it polls (its feeds answer after 2 s): by
+			// then it listens for signals, however loaded the machine.
+			for deadline := time.Now().Add(20 * time.Second); w.feeds.PeakInFlight() == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			cmd.Process.Signal(sig)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
 	"os"
@@ -246,7 +247,9 @@ func TestRunDeadWhileReadingAFeedDoesNotReadItAgainAtOnce(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the feed was never requested")
 	}
-	time.Sleep(300 * time.Millisecond) // now parsing it
+	// Killed once it is reading the body: its mark is committed (a fixed
+	// sleep kills a slow run before that, on a loaded machine).
+	waitForPollMark(t, filepath.Join(w.dir, "state.db"), "/killer")
 	cmd.Process.Signal(syscall.SIGKILL)
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the run ended before it could be killed while parsing")
@@ -268,4 +271,23 @@ func TestRunDeadWhileReadingAFeedDoesNotReadItAgainAtOnce(t *testing.T) {
 			t.Errorf("%s blamed: %q", path, line)
 		}
 	}
+}
+
+// waitForPollMark waits until a run has committed that it is reading the
+// body of the feed at path (its poll_attempts mark), for at most 30 seconds.
+func waitForPollMark(t *testing.T, state, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+state+"?mode=ro&_pragma=busy_timeout(1000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var n int
+		if db.QueryRow(`SELECT COUNT(*) FROM poll_attempts a JOIN feeds f ON f.id = a.feed_id
+			WHERE f.url LIKE '%' || ?`, path).Scan(&n) == nil && n > 0 {
+			return
+		}
+	}
+	t.Fatalf("no run began reading the body of %s within 30 seconds", path)
 }

@@ -85,6 +85,8 @@ type (
 		Outbox value[string] `toml:"outbox"`
 		SMTP   value[string] `toml:"smtp"`
 		TLS    value[string] `toml:"tls"`
+		Unsub  value[string] `toml:"unsubscribe"`
+		Skip   value[bool]   `toml:"skip_empty"`
 	}
 	userTable struct {
 		Name       value[string] `toml:"name"`
@@ -574,6 +576,8 @@ func (p *parser) email(prim toml.Primitive) {
 		p.errorf("email.tls", "email.tls: %q cannot be used with a user name in email.smtp (%q): a password is never sent unencrypted, so no login could succeed; use %q, or drop the user for a relay that needs no login",
 			TLSNone, srv.User, TLSStartTLS)
 	}
+	e.Unsubscribe, _ = parsed(p, t.Unsub, "email.unsubscribe", unsubscribeAddress)
+	e.SkipEmpty, _ = get(p, t.Skip, "email.skip_empty")
 	fromPresent := t.From.raw != nil
 	switch {
 	case from != "":
@@ -589,6 +593,46 @@ func (p *parser) email(prim toml.Primitive) {
 		}
 		p.errorf(at, "email.from: required when email.outbox or email.smtp is set (e.g. \"Digest <digest@example.org>\")")
 	}
+}
+
+// unsubscribeAddress checks the key email.unsubscribe: a mailto: URL with
+// an address, or an https: URL, that fits in a header between angle
+// brackets once "{user}" is replaced by a user's name; "" is unset.
+func unsubscribeAddress(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	const want = `want a mailto: or https: address that you handle, e.g. "mailto:unsubscribe@example.org?subject=unsubscribe%20{user}" or "https://example.org/unsubscribe?user={user}"`
+	sample := strings.ReplaceAll(s, "{user}", "ada")
+	if strings.ContainsAny(sample, " \t<>\"{}") {
+		return "", fmt.Errorf("%q has a space, a quote, angle brackets or braces other than {user}; %s", s, want)
+	}
+	u, err := url.Parse(sample)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL; %s", s, want)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "mailto":
+		to, _, _ := strings.Cut(u.Opaque, "?")
+		if addr, err := url.PathUnescape(to); err != nil || to == "" || !validAddress(addr) {
+			return "", fmt.Errorf("%q names no valid address after mailto:; %s", s, want)
+		}
+	case "https":
+		if u.Host == "" {
+			return "", fmt.Errorf("%q names no host; %s", s, want)
+		}
+	case "http":
+		return "", fmt.Errorf("%q is not https: mail clients send one-click unsubscribes only over https; %s", s, want)
+	default:
+		return "", fmt.Errorf("%q is not a mailto: or https: address; %s", s, want)
+	}
+	return s, nil
+}
+
+func validAddress(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == "" && strings.Contains(a.Address, "@")
 }
 
 // parseSMTP parses the smtp URL. Its messages quote no more of it than

@@ -98,3 +98,53 @@ func TestErrorCount(t *testing.T) {
 		t.Errorf("syntax error: %#v", err)
 	}
 }
+
+func TestUnsubscribeAddress(t *testing.T) {
+	tests := []struct {
+		value, wantErr, forAda string
+	}{
+		{"mailto:unsubscribe@example.org", "", "mailto:unsubscribe@example.org"},
+		{"mailto:unsubscribe@example.org?subject=unsubscribe%20{user}", "", "mailto:unsubscribe@example.org?subject=unsubscribe%20ada"},
+		{" https://example.org/unsubscribe?user={user} ", "", "https://example.org/unsubscribe?user=ada"},
+		{"http://example.org/unsubscribe", "is not https", ""},
+		{"ftp://example.org/unsubscribe", "is not a mailto: or https: address", ""},
+		{"unsubscribe@example.org", "is not a mailto: or https: address", ""},
+		{"mailto:", "names no valid address", ""},
+		{"mailto:not an address", "has a space", ""},
+		{"mailto:nobody", "names no valid address", ""},
+		{"https:///unsubscribe", "names no host", ""},
+		{"https://example.org/u?<x>", "angle brackets", ""},
+		{"https://example.org/u/{name}", "braces other than {user}", ""},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		c, err := Parse([]byte(emailHead+"unsubscribe = \""+tt.value+"\"\n"), "c.toml")
+		if tt.wantErr == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tt.value, err)
+			} else if got := c.Email.UnsubscribeFor("ada"); got != tt.forAda {
+				t.Errorf("%q: for ada %q, want %q", tt.value, got, tt.forAda)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "email.unsubscribe") || !strings.Contains(err.Error(), tt.wantErr) ||
+			!strings.Contains(err.Error(), "(line 6)") {
+			t.Errorf("%q: err %v, want one naming email.unsubscribe on line 6 and saying %q", tt.value, err, tt.wantErr)
+		}
+	}
+}
+
+func TestSkipEmpty(t *testing.T) {
+	c, err := Parse([]byte(emailHead), "c.toml")
+	if err != nil || c.Email.SkipEmpty {
+		t.Fatalf("default skip_empty = %v (%v), want false", c.Email.SkipEmpty, err)
+	}
+	c, err = Parse([]byte(emailHead+"skip_empty = true\n"), "c.toml")
+	if err != nil || !c.Email.SkipEmpty {
+		t.Errorf("skip_empty = true read as %v (%v)", c.Email.SkipEmpty, err)
+	}
+	_, err = Parse([]byte(emailHead+"skip_empty = \"yes\"\n"), "c.toml")
+	if err == nil || !strings.Contains(err.Error(), "email.skip_empty: want true or false, got string") {
+		t.Errorf("skip_empty = \"yes\": err %v", err)
+	}
+}

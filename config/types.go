@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,6 +60,21 @@ type Email struct {
 	Outbox string      // absolute folder, "" when unset
 	SMTP   *SMTPServer // key "smtp"; nil when unset
 	TLS    TLSMode     // key "tls" as written; "" (unset) means TLSStartTLS
+	// Unsubscribe is the key "unsubscribe": a mailto: or https: address
+	// the operator handles to stop a user's digests, named in each
+	// email's List-Unsubscribe header; "{user}" in it stands for the
+	// user's name (see UnsubscribeFor). "" when unset.
+	Unsubscribe string
+	// SkipEmpty is the key "skip_empty" (default false): a digest with
+	// nothing new, no feed that could not be read and no feed change is
+	// not mailed (its page is still written).
+	SkipEmpty bool
+}
+
+// UnsubscribeFor is the List-Unsubscribe address of user's digests: the
+// key unsubscribe with "{user}" replaced by the user's name; "" when unset.
+func (e Email) UnsubscribeFor(user string) string {
+	return strings.ReplaceAll(e.Unsubscribe, "{user}", user)
 }
 
 // TLSMode is the key email.tls: how an smtp:// server is spoken to

@@ -121,6 +121,9 @@ contact = "https://example.org/feeddigest-demo"
 [email]
 from = "Digest <digest@example.org>"
 outbox = "outbox"
+# Each email's List-Unsubscribe header names this address ({user}: the
+# user's name); mail clients show an unsubscribe button for it.
+unsubscribe = "mailto:digest-admin@example.org?subject=unsubscribe%20{user}"
 
 # Ada sorts her feeds into folders and names one herself. garden-ar.xml
 # is in Arabic (it says so: <language>ar</language>), podcast.xml carries

@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// Entry is one feed entry: as parsed from a body (Key to Published), and
+// Entry is one feed entry: as parsed from a body (Key to Enclosures), and
 // as stored (with its ID, its feed, and when it was first seen).
 type Entry struct {
 	ID        int64
@@ -15,5 +15,40 @@ type Entry struct {
 	Summary   string // raw HTML/text summary, unsanitised; shown when Content is empty
 	Author    string
 	Published time.Time // zero when the feed gave no usable date
-	FirstSeen time.Time
+	// Enclosures are the files the entry carries: a podcast episode's
+	// audio, a video. Bounded in number and size when parsed.
+	Enclosures []Enclosure
+	FirstSeen  time.Time
+	// Fragments are the entry as shown; a stored entry without texts
+	// (dropped, see store.Store.DropTexts) has none.
+	Fragments Fragments
+}
+
+// Enclosure is a file an entry carries (RSS <enclosure>, Atom
+// rel="enclosure", JSON Feed attachments).
+type Enclosure struct {
+	URL      string        // absolute http(s) URL
+	Type     string        // MIME type as the feed gives it ("audio/mpeg"), "" when none
+	Length   int64         // size in bytes, 0 when unknown
+	Duration time.Duration // playing time (itunes:duration), 0 when unknown
+}
+
+// Fragments are what a digest shows of an entry, made once when the
+// entry is stored (package render makes them, render.FragmentRules says
+// by which rules) so that pages, email and Atom never parse or sanitise
+// feed HTML again. Rules 0 means there are none: render makes them from
+// the texts when it shows the entry.
+type Fragments struct {
+	Rules   int    // the version of the rules that made them
+	Title   string // the display title, plain text
+	Excerpt string // a short plain-text taste of the text
+	// HTML is the sanitised content (else summary): relative URLs
+	// resolved against the entry's link, rel="noopener noreferrer" on
+	// links, headings from h4 down.
+	HTML string
+	// Whole says the excerpt is all of HTML's text.
+	Whole bool
+	// Links are the targets of HTML's links, in order, for a digest's
+	// "Links mentioned".
+	Links []string
 }

@@ -30,6 +30,10 @@ import (
 // Version is the program version named in the User-Agent.
 var Version = "0.1.0"
 
+// DefaultHostBurst is how many requests a host's token bucket lets go at
+// once before host_rate paces them: the config has no key for it.
+const DefaultHostBurst = 4
+
 // Options configure a Client; zero values take the documented defaults (docs/design.md).
 type Options struct {
 	Contact              string        // URL named in the User-Agent
@@ -37,7 +41,7 @@ type Options struct {
 	MaxBody              int64         // bytes after decompression (default 10 MB)
 	PerHost              int           // requests in flight to one host (default 2)
 	HostRate             float64       // requests per second to one host (default 1)
-	HostBurst            int           // token bucket burst (default 4)
+	HostBurst            int           // token bucket burst (default DefaultHostBurst)
 	HostWait             time.Duration // longest wait for a host's slot and token (default 10 min)
 	AllowPrivateNetworks bool
 	HeadAlways           bool // HEAD before every GET, even where it cannot pay
@@ -65,7 +69,7 @@ func (o *Options) defaults() {
 		o.HostRate = 1
 	}
 	if o.HostBurst <= 0 {
-		o.HostBurst = 4
+		o.HostBurst = DefaultHostBurst
 	}
 	if o.HostWait <= 0 {
 		o.HostWait = 10 * time.Minute

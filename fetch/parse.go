@@ -282,6 +282,7 @@ func convert(f *gofeed.Feed, base string) *Feed {
 		if e.Content == "" {
 			e.Content, e.Summary = it.Description, ""
 		}
+		e.Enclosures = enclosures(it, e.Link, siteBase)
 		if len(it.Authors) > 0 && it.Authors[0] != nil {
 			e.Author = strings.TrimSpace(it.Authors[0].Name)
 		}

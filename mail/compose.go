@@ -59,30 +59,51 @@ func Compose(e render.Email) (*Message, error) {
 // ComposeDigest composes the email of a digest, and when it is larger
 // than MaxSize, the one that lists as many of the first entries as fit
 // and says that the rest are on the page.
+//
+// It never composes much more than fits: it lists the first
+// firstTry entries (the whole email of most digests), then twice as many
+// while they fit, then halves the gap between what fits and what does not.
+// A digest of 20,000 entries is never rendered whole for an email that
+// holds a tenth of them.
 func ComposeDigest(draft *render.EmailDraft) (*Message, error) {
-	whole, err := composeFirst(draft, draft.Entries())
-	if err != nil || whole.size <= MaxSize {
-		return whole, err
+	n := draft.Entries()
+	var best *Message // the largest version known to fit
+	lo, hi := 0, 0    // lo entries fit (0: the frame, the last resort), hi do not
+	for try := min(n, firstTry); ; try = min(n, 2*try) {
+		m, err := composeFirst(draft, try)
+		if err != nil {
+			return nil, err
+		}
+		if m.size > MaxSize {
+			hi = try
+			break
+		}
+		best, lo = m, try
+		if try == n {
+			return m, nil
+		}
 	}
-	var best *Message
-	lo, hi := 0, draft.Entries() // hi entries do not fit
-	for lo < hi {
+	for lo+1 < hi {
 		mid := (lo + hi) / 2
 		m, err := composeFirst(draft, mid)
 		if err != nil {
 			return nil, err
 		}
 		if m.size <= MaxSize {
-			best, lo = m, mid+1
+			best, lo = m, mid
 		} else {
 			hi = mid
 		}
 	}
-	if best == nil { // even the frame is too large: every entry is on the page
+	if best == nil { // even the frame is too large, or nothing fits: every entry is on the page
 		return composeFirst(draft, 0)
 	}
 	return best, nil
 }
+
+// firstTry is how many entries ComposeDigest lists first: far more than a
+// day of most readers' feeds, and well under MaxSize.
+const firstTry = 1000
 
 // composeFirst composes the version of draft that lists its first n
 // entries.

@@ -98,7 +98,7 @@ func TestComposedHeaders(t *testing.T) {
 	raw := buildEmail(t, loadDigest(t, "digest"), testFrom, "https://example.org/digest/")
 	h, parts := smtptest.ReadAlternative(t, raw)
 	want := map[string]string{
-		"Subject":        "Your digest for Sunday 22 November",
+		"Subject":        "Your digest for Sunday 22 November: 3 new from 2 feeds",
 		"Message-Id":     "<digest-2020-11-22-ada@example.org>",
 		"Auto-Submitted": "auto-generated",
 		"To":             "<ada@example.org>",

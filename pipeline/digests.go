@@ -1,11 +1,11 @@
 package pipeline
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
@@ -56,13 +56,13 @@ func (p *pass) render(ctx context.Context) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	touched, err := p.writePending(ctx, pub, pending, feeds)
+	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
 	}
 	for _, u := range p.cfg.Users {
-		if touched[u.Name] || !pub.HasUserIndex(u.Name) {
-			if err := p.writeUserIndex(ctx, pub, u, feeds); err != nil {
+		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
+			if err := p.writeUserIndex(ctx, pub, u, feeds, w); err != nil {
 				return err
 			}
 		}
@@ -71,9 +71,10 @@ func (p *pass) render(ctx context.Context) error {
 }
 
 // writePending writes the pages (and outbox files) of digests not written
-// yet, each linked to its neighbours, and says whose.
-func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]bool, error) {
-	touched := map[string]bool{}
+// yet, each linked to its neighbours, and says whose: for each user with
+// a page written, the newest page written (see writtenPage).
+func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]writtenPage, error) {
+	written := map[string]writtenPage{}
 	for _, d := range pending {
 		u, ok := p.cfg.User(d.User)
 		if !ok {
@@ -81,28 +82,34 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		}
 		all, err := p.st.Digests(ctx, d.User)
 		if err != nil {
-			return touched, err
+			return written, err
 		}
 		rd, err := p.renderDigest(ctx, d, *u, feeds)
 		if err != nil {
-			return touched, err
+			return written, err
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		if err := p.writeDigest(pub, rd); err != nil {
-			return touched, err
+		body, err := p.writeDigest(pub, rd, !p.skipsMail(d))
+		if err != nil {
+			return written, err
+		}
+		if next.Date == "" {
+			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
 		// Before d counts as rendered: a run that dies here links the
 		// previous page at the next run.
 		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
-			return touched, err
+			return written, err
 		}
 		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
-			return touched, err
+			return written, err
 		}
-		touched[d.User] = true
+		if _, ok := written[d.User]; !ok {
+			written[d.User] = writtenPage{}
+		}
 	}
-	return touched, nil
+	return written, nil
 }
 
 // renderUser writes the pages of user's digests not written yet, and the
@@ -130,14 +137,77 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 		return err
 	}
 	feeds := map[string]feedInfo{}
-	touched, err := p.writePending(ctx, pub, pending, feeds)
+	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
 	}
-	if touched[user] || !pub.HasUserIndex(user) {
-		return p.writeUserIndex(ctx, pub, *u, feeds)
+	if w, ok := written[user]; ok || !pub.HasUserIndex(user) {
+		return p.writeUserIndex(ctx, pub, *u, feeds, w)
 	}
 	return nil
+}
+
+// writtenPage is the newest digest page of a user written in this pass
+// (date "" when none): where its body is, and the digest with its
+// entries' titles only, for the Atom feed.
+type writtenPage struct {
+	date   string
+	body   render.PageBody
+	titles render.Digest
+}
+
+// dropHTML forgets, in place, the HTML and texts of d's entries that
+// have fragments of these rules, once the page is written: an email shows
+// the rest.
+func dropHTML(d render.Digest) {
+	for _, g := range d.Groups {
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = "", "", ""
+			}
+		}
+	}
+}
+
+// titlesOnly is d without the entries' texts and HTML, which the Atom
+// feed does not show: the rest of the pass need not hold them.
+func titlesOnly(d render.Digest) render.Digest {
+	groups := make([]render.FeedGroup, len(d.Groups))
+	for i, g := range d.Groups {
+		entries := make([]domain.Entry, len(g.Entries))
+		for j, e := range g.Entries {
+			if e.Fragments.Rules == render.FragmentRules {
+				e.Fragments = domain.Fragments{Rules: e.Fragments.Rules, Title: e.Fragments.Title}
+				e.Content, e.Summary = "", ""
+			}
+			entries[j] = e
+		}
+		g.Entries = entries
+		groups[i] = g
+	}
+	d.Groups = groups
+	return d
+}
+
+// streamed is content rendered straight into the file that site writes,
+// never built whole in memory.
+type streamed func(io.Writer) error
+
+func (s streamed) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	err := s(cw)
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // neighbours are the digests just before and after date in a user's
@@ -169,39 +239,53 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	if err != nil || !intact {
 		return err
 	}
+	before, after := neighbours(all, prev.Date)
 	rd, err := p.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
 	}
-	before, after := neighbours(all, prev.Date)
 	rd.Prev, rd.Next = before.Date, after.Date
-	page, err := render.DigestPage(rd)
-	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", rd.User, rd.Date, err)
-	}
-	return pub.DigestPage(rd.User, rd.Date, bytes.NewReader(page))
+	_, err = writePage(pub, rd)
+	return err
 }
 
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
-	page, err := render.DigestPage(d)
-	if err != nil {
-		return fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
-	}
-	if err := pub.DigestPage(d.User, d.Date, bytes.NewReader(page)); err != nil {
+// writePage streams the page of d into its file, and says where its
+// body is.
+func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+	var body render.PageBody
+	err := pub.DigestPage(d.User, d.Date, streamed(func(w io.Writer) (err error) {
+		body, err = render.WriteDigestPage(w, d)
 		return err
+	}))
+	if err != nil {
+		return body, fmt.Errorf("render digest %s %s: %w", d.User, d.Date, err)
+	}
+	return body, nil
+}
+
+// writeDigest writes the page of d, and its email to the outbox when
+// mailed says the digest is mailed (see skipsMail).
+func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
+	body, err := writePage(pub, d)
+	if err != nil {
+		return body, err
 	}
 	p.mu.Lock()
 	p.sum.PagesWritten++
 	p.mu.Unlock()
-	if !pub.KeepsOutbox() || d.Email == "" {
-		return nil // no outbox, or nobody to write to
+	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
+		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
+	// The email shows excerpts, never the entries' HTML: the pass need not
+	// hold it while the email is composed (nor after: the caller keeps
+	// titles only).
+	dropHTML(d)
 	msg, err := p.composeEmail(d)
 	if err != nil {
-		return err
+		return body, err
 	}
 	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
-		return err
+		return body, err
 	}
 	p.mu.Lock() // the claim loops of a shared pass write pages at once
 	defer p.mu.Unlock()
@@ -209,7 +293,7 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest) error {
 		p.emails = map[string]*mail.Message{}
 	}
 	p.emails[digestKey(d.User, d.Date)] = msg
-	return nil
+	return body, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -228,7 +312,19 @@ func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
 
 func digestKey(user, date string) string { return user + " " + date }
 
-func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo) error {
+// skipsMail says the digest is not mailed (nor written to the outbox):
+// [email] skip_empty is set and it has nothing to say, no entry, no feed
+// that could not be read and no feed change. Its page is written all the
+// same. A pure function of the stored digest, so a run that dies between
+// building and sending decides alike in the next.
+func (p *pass) skipsMail(d domain.Digest) bool {
+	return p.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
+}
+
+// writeUserIndex writes the user's index and Atom feed. The index copies
+// the body of the newest digest's page when this pass wrote it (newest),
+// rather than rendering the digest again.
+func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, newest writtenPage) error {
 	all, err := p.rd.Digests(ctx, u.Name)
 	if err != nil {
 		return err
@@ -237,42 +333,82 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 	var recent []render.Digest
 	for i, d := range all {
 		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt})
-		if i < atomDigests {
-			rd, err := p.renderDigest(ctx, d, u, feeds)
-			if err != nil {
-				return err
-			}
-			recent = append(recent, rd)
+		if i >= render.MaxFeedDigests {
+			continue
 		}
+		if d.Date == newest.date {
+			recent = append(recent, newest.titles)
+			continue
+		}
+		rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
+		if err != nil {
+			return err
+		}
+		recent = append(recent, rd)
 	}
-	var newest *render.Digest
-	if len(recent) > 0 {
-		newest = &recent[0]
-	}
-	index, err := render.IndexPage(u.Name, newest, archive)
-	if err != nil {
+	if err := p.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
-	if err := pub.UserIndex(u.Name, bytes.NewReader(index)); err != nil {
-		return err
-	}
-	atom, err := render.AtomFeed(u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
+		return render.WriteAtomFeed(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
-	return pub.UserFeed(u.Name, bytes.NewReader(atom))
+	return nil
 }
 
-// atomDigests is how many recent digests a user's Atom feed carries.
-const atomDigests = 20
+func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
+	user := u.Name
+	if len(all) > 0 && newest.date == all[0].Date {
+		page, err := pub.OpenDigestPage(user, newest.date)
+		if err != nil {
+			return err
+		}
+		defer page.Close()
+		if _, err := page.Seek(newest.body.Offset, io.SeekStart); err != nil {
+			return err
+		}
+		return pub.UserIndex(user, streamed(func(w io.Writer) error {
+			return render.WriteIndexPage(w, user, newest.body, page, archive)
+		}))
+	}
+	// The newest digest's page was written by an earlier pass (the index
+	// was lost, or the user has no digest yet): render it here.
+	var latest *render.Digest
+	if len(all) > 0 {
+		rd, err := p.renderDigest(ctx, all[0], u, feeds)
+		if err != nil {
+			return err
+		}
+		latest = &rd
+	}
+	return pub.UserIndex(user, streamed(func(w io.Writer) error {
+		return render.WriteIndex(w, user, latest, archive)
+	}))
+}
 
 type feedInfo struct {
 	name, site, lang string
 	titled           bool // the feed named itself: name is not its host
 }
 
-func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+// storedFeeds reads the feed records once after the poll, for the pages
+// and the status page: nothing later in the pass changes them.
+func (p *pass) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
+	if p.feeds != nil {
+		return p.feeds, nil
+	}
 	feeds, err := p.rd.Feeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.feeds = feeds
+	return feeds, nil
+}
+
+func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
+	feeds, err := p.storedFeeds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -368,30 +504,27 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 
 // renderDigest turns a stored digest into render's input.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	return p.digestOf(ctx, d, u, feeds, p.rd.DigestListing)
+}
+
+// listing is store.Reader's DigestListing or DigestTitles.
+type listing func(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+
+// digestOf is renderDigest with the entries that list gives.
+func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo, list listing) (render.Digest, error) {
 	perFeed := p.cfg.MaxEntriesPerFeed
 	if perFeed <= 0 {
 		perFeed = config.DefaultMaxEntriesPerFeed
 	}
-	entries, more, err := p.rd.DigestListing(ctx, d.User, d.Date, perFeed)
+	entries, more, err := list(ctx, d.User, d.Date, perFeed)
 	if err != nil {
 		return render.Digest{}, err
 	}
-	for _, e := range entries {
-		if err := p.lookUpName(ctx, feeds, e.FeedURL); err != nil {
-			return render.Digest{}, err
-		}
+	if err := p.lookUpNames(ctx, feeds, d, entries); err != nil {
+		return render.Digest{}, err
 	}
-	for _, n := range d.Notices {
-		if err := p.lookUpName(ctx, feeds, n.FeedURL); err != nil {
-			return render.Digest{}, err
-		}
-	}
-	for _, pr := range d.Problems {
-		if err := p.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
-			return render.Digest{}, err
-		}
-	}
-	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt}
+	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
+		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err
@@ -418,4 +551,25 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))
 	})
 	return out, nil
+}
+
+// lookUpNames adds to feeds the names of the feeds that d shows (see
+// lookUpName).
+func (p *pass) lookUpNames(ctx context.Context, feeds map[string]feedInfo, d domain.Digest, entries []domain.Entry) error {
+	for _, e := range entries {
+		if err := p.lookUpName(ctx, feeds, e.FeedURL); err != nil {
+			return err
+		}
+	}
+	for _, n := range d.Notices {
+		if err := p.lookUpName(ctx, feeds, n.FeedURL); err != nil {
+			return err
+		}
+	}
+	for _, pr := range d.Problems {
+		if err := p.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"feeddigest/config"
 	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
+	"feeddigest/render"
 	"feeddigest/store"
 )
 
@@ -69,7 +70,8 @@ func digestRecords(t *testing.T, cfg *config.Config, user string) []string {
 		}
 		var keys []string
 		for _, e := range entries {
-			keys = append(keys, e.FeedURL+" "+e.Key+" "+e.FirstSeen.UTC().Format(time.RFC3339)+" "+e.Content)
+			keys = append(keys, fmt.Sprintf("%s %s %s %s enclosures %+v shown %+v", e.FeedURL, e.Key,
+				e.FirstSeen.UTC().Format(time.RFC3339), e.Content, e.Enclosures, e.Fragments))
 		}
 		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, problems %v, rendered %s\n  %s",
 			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.Problems, d.RenderedAt.UTC(),
@@ -99,9 +101,11 @@ func feedRecords(t *testing.T, cfg *config.Config) []string {
 	return out
 }
 
-// bFrench is feed /b with its language given, as its first polls find it.
+// bFrench is feed /b with its language given, and a podcast's episode
+// enclosed, as its first polls find it.
 const bFrench = `<?xml version="1.0"?><rss version="2.0"><channel><title>B</title><link>https://site.example/b/</link>
 <language>fr</language><item><guid>b-1</guid><title>Title b-1</title><description>&lt;p&gt;Body of b-1&lt;/p&gt;</description>
+<enclosure url="https://site.example/b/b-1.mp3" type="audio/mpeg" length="12345"/>
 <pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`
 
 // A state copied from SQLite into PostgreSQL goes on as the SQLite one
@@ -180,6 +184,11 @@ feeds = ["%[2]s", "%[3]s"]
 		}
 		if !strings.Contains(strings.Join(want, "\n"), "/gone failing") {
 			t.Errorf("%s's digests before the move tell no problem with /gone: the test proves little\n%s", user, strings.Join(want, "\n"))
+		}
+		// The entries' enclosures and fragments (made when they were
+		// stored) go over with them.
+		if all := strings.Join(want, "\n"); !strings.Contains(all, "b-1.mp3") || !strings.Contains(all, fmt.Sprintf("Rules:%d Title:Title b-1", render.FragmentRules)) {
+			t.Errorf("%s's digests before the move show no enclosure or no fragments: the test proves little\n%s", user, all)
 		}
 	}
 	got, want := feedRecords(t, moved), feedRecords(t, cfg)

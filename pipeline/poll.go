@@ -11,6 +11,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
+	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -108,6 +109,9 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 				// listening. Its record stays as it was, due again.
 				return nil
 			}
+			// Here, on the polling side, where concurrency spreads the
+			// work: the saving side is one goroutine.
+			makeFragments(f, res)
 			out <- polled{feed: f, why: job.Why, res: res}
 			return nil
 		})
@@ -126,6 +130,17 @@ func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed
 		}
 	}
 	return client.Read(ctx, fetched)
+}
+
+// makeFragments makes the fragments of the entries a poll read (see
+// render.MakeFragments), which are stored with them.
+func makeFragments(f domain.Feed, res fetch.Result) {
+	if res.Feed == nil {
+		return
+	}
+	for i := range res.Feed.Entries {
+		res.Feed.Entries[i].Fragments = render.MakeFragments(f.URL, res.Feed.Entries[i])
+	}
 }
 
 func (p *pass) startDelay(ctx context.Context) error {

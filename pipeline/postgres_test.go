@@ -75,6 +75,10 @@ func TestPassesOnPostgres(t *testing.T) {
 		{name: "FeedLanguageReachesThePage", test: TestFeedLanguageReachesThePage},
 		{name: "DigestPagesLinkTheirNeighbours", test: TestDigestPagesLinkTheirNeighbours},
 		{name: "DigestFollowsTheUsersOrderFoldersAndTitles", test: TestDigestFollowsTheUsersOrderFoldersAndTitles},
+		{name: "SkipEmptyMailsOnlyDaysWithSomethingToSay", test: TestSkipEmptyMailsOnlyDaysWithSomethingToSay},
+		{name: "QuietDayMailedByDefault", test: TestQuietDayMailedByDefault},
+		{name: "WeeklyDigestSubjectNamesTheWeek", test: TestWeeklyDigestSubjectNamesTheWeek},
+		{name: "FragmentsMadeWhenStoredAndAgainUnderOtherRules", test: TestFragmentsMadeWhenStoredAndAgainUnderOtherRules},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

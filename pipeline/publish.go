@@ -51,18 +51,25 @@ func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time)
 		if err != nil {
 			return out, rd.Damaged(err)
 		}
-		for _, d := range digests {
+		// The newest page (digests come newest first): the index copies
+		// its body, and the Atom feed takes its titles.
+		var newest writtenPage
+		for i, d := range digests {
 			page, err := p.renderDigest(ctx, d, u, feeds)
 			if err != nil {
 				return out, rd.Damaged(err)
 			}
 			prev, next := neighbours(digests, d.Date)
 			page.Prev, page.Next = prev.Date, next.Date
-			if err := p.writeDigest(pub, page); err != nil {
+			body, err := p.writeDigest(pub, page, false)
+			if err != nil {
 				return out, fmt.Errorf("publish %s %s: %w", d.User, d.Date, err)
 			}
+			if i == 0 {
+				newest = writtenPage{date: d.Date, body: body, titles: titlesOnly(page)}
+			}
 		}
-		if err := p.writeUserIndex(ctx, pub, u, feeds); err != nil {
+		if err := p.writeUserIndex(ctx, pub, u, feeds, newest); err != nil {
 			return out, rd.Damaged(err)
 		}
 		out.Users++

@@ -18,6 +18,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/mail"
+	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -63,9 +64,12 @@ type Summary struct {
 	DigestsBuilt int       `json:"digests_built"`
 	PagesWritten int       `json:"pages_written"`
 	EmailsSent   int       `json:"emails_sent"`
-	SendFailures int       `json:"send_failures"`
-	Pruned       int64     `json:"pruned"`
-	FeedErrors   []string  `json:"feed_errors,omitempty"`
+	// EmailsSkipped counts the digests not mailed for having nothing to
+	// say ([email] skip_empty).
+	EmailsSkipped int      `json:"emails_skipped,omitempty"`
+	SendFailures  int      `json:"send_failures"`
+	Pruned        int64    `json:"pruned"`
+	FeedErrors    []string `json:"feed_errors,omitempty"`
 	// MailProblems has a line per user with mail that did not go out:
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`
@@ -145,7 +149,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		}
 		return sum, nil
 	}
-	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.render, p.send, p.prune}
+	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.showAnew, p.render, p.send, p.prune}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("interrupted: %w", err)
@@ -181,6 +185,8 @@ type pass struct {
 	// digestKey, so the send step mails the very message the outbox has
 	// and composes only those written in an earlier run.
 	emails map[string]*mail.Message
+	// feeds are the feed records as the poll left them (storedFeeds).
+	feeds []domain.Feed
 }
 
 func (p *pass) sync(ctx context.Context) error {
@@ -248,6 +254,27 @@ func newestDate(digests []domain.Digest) string {
 func scheduleUser(u config.User) schedule.User {
 	return schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour,
 		Weekly: u.Every == config.Weekly, DigestDay: u.DigestDay, Feeds: u.FeedURLs()}
+}
+
+// showAnew makes the fragments (see render.MakeFragments) of the stored
+// entries that have none made by the rules of this program: those stored
+// by an older one (schema 11 adds fragments to existing states), or
+// before the rules changed (render.FragmentRules).
+func (p *pass) showAnew(ctx context.Context) error {
+	var after int64
+	for {
+		stale, err := p.st.StaleFragments(ctx, render.FragmentRules, after, 500)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		for i, e := range stale {
+			stale[i].Fragments = render.MakeFragments(e.FeedURL, e)
+		}
+		if err := p.st.SaveFragments(ctx, stale); err != nil {
+			return err
+		}
+		after = stale[len(stale)-1].ID
+	}
 }
 
 func (p *pass) prune(ctx context.Context) error {

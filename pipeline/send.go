@@ -26,6 +26,9 @@ func (p *pass) send(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if unsent, err = p.skipEmpty(ctx, unsent); err != nil {
+		return err
+	}
 	plan := planSends(p.mailable(unsent), p.opts.Now)
 	for _, g := range plan.giveUp {
 		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
@@ -60,6 +63,9 @@ func (p *pass) sendTo(ctx context.Context, user string) error {
 			unsent = append(unsent, d)
 		}
 	}
+	if unsent, err = p.skipEmpty(ctx, unsent); err != nil {
+		return err
+	}
 	plan := planSends(p.mailable(unsent), p.opts.Now)
 	for _, g := range plan.giveUp {
 		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
@@ -69,6 +75,27 @@ func (p *pass) sendTo(ctx context.Context, user string) error {
 		}
 	}
 	return p.deliver(ctx, plan.send)
+}
+
+// skipEmpty records the digests that are not mailed because they have
+// nothing to say (see skipsMail) as not to be sent, so that they are
+// neither tried again nor shown as unsent, and returns the others.
+func (p *pass) skipEmpty(ctx context.Context, unsent []domain.Digest) ([]domain.Digest, error) {
+	var out []domain.Digest
+	for _, d := range unsent {
+		if !p.skipsMail(d) {
+			out = append(out, d)
+			continue
+		}
+		if err := p.st.SkipSend(ctx, d.User, d.Date); err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.sum.EmailsSkipped++
+		p.mu.Unlock()
+		p.opts.Log.Info("digest not mailed: nothing new (skip_empty)", "user", d.User, "date", d.Date)
+	}
+	return out, nil
 }
 
 // mailable keeps the digests of users who are still in the config, with

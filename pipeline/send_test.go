@@ -101,7 +101,7 @@ func TestRunSendsDigestOverSMTP(t *testing.T) {
 	if len(accepted) != 1 {
 		t.Fatalf("server received %d messages, want 1", len(accepted))
 	}
-	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November", "https://site.example/a-1")
+	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November: 1 new from 1 feed", "https://site.example/a-1")
 
 	sum = runAt(t, cfg, "2026-11-21T14:40:00Z")
 	if sum.UsersDue != 0 || sum.EmailsSent != 0 || sum.SendFailures != 0 {
@@ -140,7 +140,7 @@ func TestRunRetriesSendAfterServerDown(t *testing.T) {
 	if len(accepted) != 1 {
 		t.Fatalf("server received %d messages, want 1", len(accepted))
 	}
-	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November", "https://site.example/a-1")
+	checkDigestMail(t, accepted[0], "2026-11-21", "Your digest for Saturday 21 November: 1 new from 1 feed", "https://site.example/a-1")
 	if got, want := messageID(t, accepted[0].Data), messageID(t, []byte(outbox)); got != want {
 		t.Errorf("retried Message-ID %q, the failed run's outbox copy has %q", got, want)
 	}
@@ -194,7 +194,7 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 	if !bytes.Equal(first, retry) {
 		t.Logf("note: the retried message is not byte-identical to the refused one")
 	}
-	checkDigestMail(t, accepted[1], "2026-11-22", "Your digest for Sunday 22 November", "https://site.example/a-2")
+	checkDigestMail(t, accepted[1], "2026-11-22", "Your digest for Sunday 22 November: 1 new from 1 feed", "https://site.example/a-2")
 }
 
 // A server that defers DATA (451) is tried again after a wait that

@@ -64,6 +64,11 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	if err := p.settleUnfinishedPolls(ctx); err != nil {
 		return ps, err
 	}
+	// Before any page of the pass is written, by whichever run: the
+	// entries stored by an older program, or under other rules.
+	if err := p.showAnew(ctx); err != nil {
+		return ps, err
+	}
 	polls, byURL, err := p.choosePolls(ctx)
 	if err != nil {
 		return ps, err
@@ -252,6 +257,7 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening
 	}
+	makeFragments(f, res) // here, beside the poll, as a run on SQLite does
 	if _, err := p.save(ctx, polled{feed: f, why: why, res: res, claim: &work}); err != nil {
 		return err
 	}

@@ -21,11 +21,12 @@ import (
 )
 
 func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
-	asOf, err := lastPoll(ctx, p.rd)
+	feeds, err := p.storedFeeds(ctx)
 	if err != nil {
 		return err
 	}
-	rows, err := statusRows(ctx, p.rd, asOf)
+	asOf := lastPoll(feeds)
+	rows, err := feedRows(ctx, p.rd, feeds, asOf)
 	if err != nil {
 		return err
 	}
@@ -50,18 +51,14 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 // of then, not as of the pass, so a pass that polls nothing writes the
 // same page again and leaves the site as it was (the scheduled workflow
 // deploys the site only when it changed).
-func lastPoll(ctx context.Context, st store.Reader) (time.Time, error) {
-	feeds, err := st.Feeds(ctx)
-	if err != nil {
-		return time.Time{}, err
-	}
+func lastPoll(feeds []domain.Feed) time.Time {
 	var last time.Time
 	for _, f := range feeds {
 		if f.LastPoll.After(last) {
 			last = f.LastPoll
 		}
 	}
-	return last, nil
+	return last
 }
 
 // Status reads the feeds' health from the state file, without taking the
@@ -164,6 +161,11 @@ func statusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.F
 	if err != nil {
 		return nil, err
 	}
+	return feedRows(ctx, st, feeds, now)
+}
+
+// feedRows is statusRows of feeds read already.
+func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now time.Time) ([]render.FeedStatus, error) {
 	subs, err := st.Subscribers(ctx)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -132,6 +133,18 @@ func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.
 // the people reading status. Its page stays.
 func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error {
 	return s.updateDigest(ctx, "give up sending", "send_given_up = $1, send_given_up_why = $2", at(now), why, user, date)
+}
+
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE digests SET send_wanted = false WHERE user_name = $1 AND date = $2
+		AND sent_at IS NULL AND send_started IS NULL`, user, date)
+	if err != nil {
+		return fmt.Errorf("skip sending %s %s: %w", user, date, err)
+	}
+	return nil
 }
 
 // BuildDigest records the digest of user for date, built at now, in one
@@ -363,9 +376,33 @@ func digestProblems(ctx context.Context, tx pgx.Tx, user string, since, now time
 
 // DigestListing returns what a digest lists (see store.Reader): at most
 // perFeed of each feed's newest entries, and how many more per feed URL.
+// An entry with fragments comes without its raw texts, which only serve
+// to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, COALESCE(t.content, ''),
-		COALESCE(t.summary, ''), e.author, e.published, e.first_seen, r.total FROM (
+	return s.digestListing(ctx, user, date, perFeed, listingColumns)
+}
+
+// DigestTitles is DigestListing without texts, HTML, excerpts or links
+// (see store.Reader).
+func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	return s.digestListing(ctx, user, date, perFeed, titleColumns)
+}
+
+// The columns of a listing after the entry's own: the texts of an entry
+// without fragments, and the fragments; or, for titles only, no
+// fragments but the display title.
+const (
+	textsUnlessShown = `CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN COALESCE(t.content, '') ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN COALESCE(t.summary, '') ELSE '' END,
+		COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, '')`
+	listingColumns = textsUnlessShown + `, COALESCE(t.shown_html, ''), COALESCE(t.shown_excerpt, ''),
+		COALESCE(t.shown_links, '{}'), COALESCE(t.shown_whole, false)`
+	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
+)
+
+func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
+		e.first_seen, e.enclosures, r.total, `+columns+` FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2
@@ -379,16 +416,94 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 	more := map[string]int{}
 	var e domain.Entry
 	var total int
-	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-		&e.Summary, &e.Author, timeOf{&e.Published}, timeOf{&e.FirstSeen}, &total}, func() error {
+	var enclosures []byte
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author,
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &enclosures, &total, &e.Content, &e.Summary,
+		&e.Fragments.Rules, &e.Fragments.Title, &e.Fragments.HTML, &e.Fragments.Excerpt, &e.Fragments.Links,
+		&e.Fragments.Whole}, func() error {
+		entry := e
+		var err error
+		if entry.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		entry.Fragments = shownOrNone(entry.Fragments)
+		entry.Fragments.Links = slices.Clone(entry.Fragments.Links)
 		if perFeed > 0 && total > perFeed {
 			more[e.FeedURL] = total - perFeed
 		}
-		out = append(out, e)
+		out = append(out, entry)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}
 	return out, more, nil
+}
+
+// shownOrNone is f as read: none at all when no rules made it (rules 0),
+// and no links rather than an empty list.
+func shownOrNone(f domain.Fragments) domain.Fragments {
+	if f.Rules == 0 {
+		return domain.Fragments{}
+	}
+	if len(f.Links) == 0 {
+		f.Links = nil
+	}
+	return f
+}
+
+// StaleFragments lists entries with texts whose fragments were not made
+// by rules (see store.Store). Two ranges rather than "<>", which the
+// index on fragment_rules serves: a pass asks every hour, and nearly
+// always none is stale.
+func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
+		e.first_seen, e.enclosures, t.content, t.summary
+		FROM entry_texts t JOIN entries e ON e.id = t.entry_id JOIN feeds f ON f.id = e.feed_id
+		WHERE (t.fragment_rules < $1 OR t.fragment_rules > $1) AND t.entry_id > $2
+		ORDER BY t.entry_id LIMIT $3`, rules, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	var out []domain.Entry
+	var e domain.Entry
+	var enclosures []byte
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author,
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &enclosures, &e.Content, &e.Summary}, func() error {
+		entry := e
+		var err error
+		if entry.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		out = append(out, entry)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	return out, nil
+}
+
+// SaveFragments stores the fragments of entries as StaleFragments gave
+// them (see store.Store), in one transaction. Their texts stay as they
+// are; fragments a poll of another run stored meanwhile, under the same
+// rules and from fresher texts, are not replaced.
+func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, e := range entries {
+		f := e.Fragments
+		batch.Queue(`UPDATE entry_texts SET fragment_rules = $2, shown_title = $3, shown_html = $4, shown_excerpt = $5,
+			shown_links = $6, shown_whole = $7 WHERE entry_id = $1 AND fragment_rules <> $2`,
+			e.ID, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole)
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("store how entries are shown: %w", err)
+	}
+	return nil
 }

@@ -32,21 +32,27 @@ func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, erro
 
 // upsertEntry stores one entry: new ones first seen at now, known ones
 // refreshed (keeping their first-seen time); inserted says which. Its
-// text is written beside it.
+// texts and fragments are written beside it.
 const upsertEntry = `WITH e AS (
-		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
 		ON CONFLICT (feed_id, key) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
-			author = EXCLUDED.author, published = EXCLUDED.published
+			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures
 		RETURNING id, xmax = 0 AS inserted
 	), t AS (
-		INSERT INTO entry_texts (entry_id, content, summary) SELECT id, $8, $9 FROM e
-		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary
+		INSERT INTO entry_texts (entry_id, content, summary, fragment_rules, shown_title, shown_html,
+			shown_excerpt, shown_links, shown_whole)
+		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16 FROM e
+		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary,
+			fragment_rules = EXCLUDED.fragment_rules, shown_title = EXCLUDED.shown_title,
+			shown_html = EXCLUDED.shown_html, shown_excerpt = EXCLUDED.shown_excerpt,
+			shown_links = EXCLUDED.shown_links, shown_whole = EXCLUDED.shown_whole
 	)
 	SELECT inserted FROM e`
 
-// SaveEntries stores entries of the feed first seen at now and says what
-// it found, in one round trip for the whole body.
+// SaveEntries stores entries of the feed first seen at now, with their
+// fragments, and says what it found, in one round trip for the whole
+// body.
 func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
 	var st store.SaveStats
 	if len(entries) == 0 {
@@ -54,7 +60,13 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	}
 	batch := &pgx.Batch{}
 	for _, e := range entries {
-		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary).
+		enclosures, err := encodeEnclosures(e.Enclosures)
+		if err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
+		}
+		f := e.Fragments
+		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary,
+			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole).
 			QueryRow(func(row pgx.Row) error {
 				var inserted bool
 				if err := row.Scan(&inserted); err != nil {
@@ -72,6 +84,14 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return st, nil
+}
+
+// linksOf is the shown_links value of f: never NULL.
+func linksOf(f domain.Fragments) []string {
+	if f.Links == nil {
+		return []string{}
+	}
+	return f.Links
 }
 
 // UpdateFeed writes the feed record after the poll and clears its

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -87,27 +88,40 @@ func loadSubscriptions(ctx context.Context, tx pgx.Tx, src store.Dumper, n *stor
 }
 
 // loadEntries streams the entries into a staging table, then splits it
-// into entries and their texts.
+// into entries and their texts with their fragments.
 func loadEntries(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded) error {
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE entries_in (id bigint, feed_id bigint, key text, title text,
-		link text, author text, published timestamptz, first_seen timestamptz, content text, summary text) ON COMMIT DROP`); err != nil {
+		link text, author text, published timestamptz, first_seen timestamptz, enclosures jsonb, content text,
+		summary text, fragment_rules integer, shown_title text, shown_html text, shown_excerpt text,
+		shown_links text[], shown_whole boolean) ON COMMIT DROP`); err != nil {
 		return err
 	}
+	var encodeErr error
 	var err error
 	n.Entries, err = copyRows(ctx, tx, "entries_in",
-		[]string{"id", "feed_id", "key", "title", "link", "author", "published", "first_seen", "content", "summary"},
+		[]string{"id", "feed_id", "key", "title", "link", "author", "published", "first_seen", "enclosures", "content",
+			"summary", "fragment_rules", "shown_title", "shown_html", "shown_excerpt", "shown_links", "shown_whole"},
 		src.DumpEntries(ctx), func(e domain.Entry) []any {
-			return []any{e.ID, e.FeedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(e.FirstSeen), e.Content, e.Summary}
+			enclosures, err := encodeEnclosures(e.Enclosures)
+			encodeErr = errors.Join(encodeErr, err)
+			f := e.Fragments
+			return []any{e.ID, e.FeedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(e.FirstSeen), enclosures,
+				e.Content, e.Summary, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole}
 		})
-	if err != nil {
+	if err = errors.Join(err, encodeErr); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO entries (id, feed_id, key, title, link, author, published, first_seen)
-		OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published, first_seen FROM entries_in`); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO entries (id, feed_id, key, title, link, author, published, first_seen, enclosures)
+		OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published, first_seen, enclosures
+		FROM entries_in`); err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO entry_texts (entry_id, content, summary)
-		SELECT id, content, summary FROM entries_in WHERE content <> '' OR summary <> ''`)
+	// An entry with fragments has texts too (those it was made from), or
+	// had: its texts are kept while it is.
+	_, err = tx.Exec(ctx, `INSERT INTO entry_texts (entry_id, content, summary, fragment_rules, shown_title,
+		shown_html, shown_excerpt, shown_links, shown_whole)
+		SELECT id, content, summary, fragment_rules, shown_title, shown_html, shown_excerpt, shown_links, shown_whole
+		FROM entries_in WHERE content <> '' OR summary <> '' OR fragment_rules <> 0`)
 	return err
 }
 

@@ -189,6 +189,25 @@ var migrations = []string{
 		one boolean PRIMARY KEY DEFAULT true CHECK (one),
 		fingerprint bytea NOT NULL
 	);`,
+	// 5 (SQLite's 11): an entry's enclosures (a podcast's audio), as a
+	// JSON array of {"url", "type", "length", "seconds"} (see
+	// enclosure.go); NULL for none, which is what older rows have.
+	`ALTER TABLE entries ADD COLUMN enclosures jsonb;`,
+	// 6 (SQLite's 12): an entry as digests show it (domain.Fragments),
+	// made once when it is stored: the display title, the sanitised HTML,
+	// the excerpt, the links, whether the excerpt is the whole text, and
+	// the version of the rules that made them. The texts stay in their
+	// columns (PostgreSQL compresses each large value itself). Rows stored
+	// before have fragment_rules 0: the next pass makes their fragments
+	// from the texts (store.Store.StaleFragments), as it does for rows
+	// made under other rules after the program changed them.
+	`ALTER TABLE entry_texts ADD COLUMN fragment_rules integer NOT NULL DEFAULT 0,
+		ADD COLUMN shown_title text NOT NULL DEFAULT '',
+		ADD COLUMN shown_html text NOT NULL DEFAULT '',
+		ADD COLUMN shown_excerpt text NOT NULL DEFAULT '',
+		ADD COLUMN shown_links text[] NOT NULL DEFAULT '{}',
+		ADD COLUMN shown_whole boolean NOT NULL DEFAULT false;
+	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
 }
 
 // schemaVersion is the version a migrated database has.

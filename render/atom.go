@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 )
 
-// maxFeedDigests bounds feed.xml: a reader needs the recent days, and the
-// pages keep the rest.
-const maxFeedDigests = 30
+// MaxFeedDigests bounds feed.xml: a reader needs the recent days, and the
+// pages keep the rest. Ten: a fortnight of working days, ten weeks of a
+// weekly digest; each run lists every one of them again.
+const MaxFeedDigests = 10
 
 type atomFeed struct {
 	XMLName   xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
@@ -51,6 +53,13 @@ type atomContent struct {
 // linking to its page. Entry ids depend only on user and date, so a
 // rebuilt feed does not show old digests as new.
 func AtomFeed(user, siteURL string, digests []Digest, updated time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	err := WriteAtomFeed(&buf, user, siteURL, digests, updated)
+	return buf.Bytes(), err
+}
+
+// WriteAtomFeed writes the feed of AtomFeed to w.
+func WriteAtomFeed(w io.Writer, user, siteURL string, digests []Digest, updated time.Time) error {
 	f := atomFeed{
 		ID:        "tag:feeddigest,2000:" + user,
 		Title:     "Digests of " + user,
@@ -68,27 +77,28 @@ func AtomFeed(user, siteURL string, digests []Digest, updated time.Time) ([]byte
 	for _, d := range newestDigests(digests) {
 		e, err := newAtomEntry(user, siteURL, d, updated)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		f.Entries = append(f.Entries, e)
 	}
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	if err := enc.Encode(f); err != nil {
-		return nil, err
+		return err
 	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
-// newestDigests sorts a copy newest first and keeps maxFeedDigests.
+// newestDigests sorts a copy newest first and keeps MaxFeedDigests.
 func newestDigests(digests []Digest) []Digest {
 	ds := append([]Digest(nil), digests...)
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Date > ds[j].Date })
-	if len(ds) > maxFeedDigests {
-		ds = ds[:maxFeedDigests]
+	if len(ds) > MaxFeedDigests {
+		ds = ds[:MaxFeedDigests]
 	}
 	return ds
 }
@@ -135,7 +145,11 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 	for _, g := range inFolderOrder(d.Groups) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
-			gv.Entries = append(gv.Entries, entryView{Title: DisplayTitle(e)})
+			title := e.Fragments.Title
+			if e.Fragments.Rules != FragmentRules {
+				title = DisplayTitle(e)
+			}
+			gv.Entries = append(gv.Entries, entryView{Title: title})
 		}
 		v.Groups = append(v.Groups, gv)
 		v.Count += len(gv.Entries) + gv.More

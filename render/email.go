@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	netmail "net/mail"
+	"net/url"
 	"strings"
 	"time"
+
+	"feeddigest/internal/english"
 )
 
 // ErrNoRecipient is returned by DigestEmail for a user without an email
@@ -59,7 +62,12 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Subject = "Your digest for " + v.Day.Format("Monday 2 January")
+	period := v.Day.Format("Monday 2 January")
+	if d.Weekly {
+		period = "the week of " + period
+	}
+	v.Subject = "Your digest for " + period + ": " + v.howMuch()
+	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
 	return &EmailDraft{d: d, from: from, v: v}, nil
 }
@@ -93,12 +101,7 @@ func (e *EmailDraft) FirstEntries(n int) (Email, error) {
 		Subject:   v.Subject,
 		Date:      d.BuiltAt.In(zone(d)),
 		MessageID: fmt.Sprintf("digest-%s-%s@%s", d.Date, d.User, domain),
-		Headers: []Header{
-			{"Auto-Submitted", "auto-generated"},
-			{"List-Id", fmt.Sprintf("%s digest <%s.digest.%s>", d.User, d.User, domain)},
-			// Out-of-office replies to a digest help nobody.
-			{"X-Auto-Response-Suppress", "All"},
-		},
+		Headers:   headers(d, domain),
 		UserAgent: "feeddigest",
 		// Feed text reaches the plain part as it came; the HTML part's
 		// escaping has no plain-text counterpart.
@@ -106,6 +109,80 @@ func (e *EmailDraft) FirstEntries(n int) (Email, error) {
 		HTML:     string(page),
 		Boundary: boundary(d.User, d.Date),
 	}, nil
+}
+
+// headers are the email's further headers: List-Id always, and
+// List-Unsubscribe when the operator handles an address for it.
+func headers(d Digest, domain string) []Header {
+	out := []Header{
+		{"Auto-Submitted", "auto-generated"},
+		{"List-Id", fmt.Sprintf("%s digest <%s.digest.%s>", d.User, d.User, domain)},
+	}
+	if u := unsubscribeURL(d.Unsubscribe); u != "" {
+		out = append(out, Header{"List-Unsubscribe", "<" + u + ">"})
+		// RFC 8058: an https address takes a one-click POST, which mail
+		// clients send without opening a page; the operator's endpoint
+		// stops the digests on that POST.
+		if strings.HasPrefix(u, "https:") {
+			out = append(out, Header{"List-Unsubscribe-Post", "List-Unsubscribe=One-Click"})
+		}
+	}
+	// Out-of-office replies to a digest help nobody.
+	return append(out, Header{"X-Auto-Response-Suppress", "All"})
+}
+
+// unsubscribeURL is s when it is a mailto: or https: URL that fits in a
+// header between angle brackets, else "" (config checks it first).
+func unsubscribeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || strings.ContainsAny(s, " \t<>\r\n") {
+		return ""
+	}
+	switch {
+	case u.Scheme == "mailto" && u.Opaque != "":
+		return s
+	case u.Scheme == "https" && u.Host != "":
+		return s
+	}
+	return ""
+}
+
+// howMuch is what the subject says of the digest: "12 new from 5
+// feeds", "nothing new", and how many feeds could not be read.
+func (v *digestView) howMuch() string {
+	s := "nothing new"
+	if v.Count > 0 {
+		s = fmt.Sprintf("%d new from %s", v.Count, english.Count(len(v.Groups), "feed"))
+	}
+	if n := len(v.Problems); n > 0 {
+		s += fmt.Sprintf(", %s could not be read", english.Count(n, "feed"))
+	}
+	return s
+}
+
+// maxPreheader bounds the preheader: clients show a line of it.
+const maxPreheader = 150
+
+// headlines is the preheader: the first three entries' titles, else the
+// feeds that could not be read, cut to maxPreheader characters.
+func (v *digestView) headlines() string {
+	var titles []string
+	for _, g := range v.Groups {
+		for _, e := range g.Entries {
+			if len(titles) < 3 {
+				titles = append(titles, e.Title)
+			}
+		}
+	}
+	s := strings.Join(titles, " · ")
+	if s == "" && len(v.Problems) > 0 {
+		var names []string
+		for _, p := range v.Problems {
+			names = append(names, p.FeedName)
+		}
+		s = "Could not read: " + strings.Join(names, ", ")
+	}
+	return cut(s, maxPreheader, maxPreheader)
 }
 
 // listed is the number of entries v lists.

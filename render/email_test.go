@@ -44,7 +44,7 @@ func header(e Email, name string) string {
 func TestEmailHeadersAndParts(t *testing.T) {
 	e := buildEmail(t, sampleDigest(t), "https://example.org/digest/")
 	want := map[string]string{
-		"Subject":        "Your digest for Sunday 22 November",
+		"Subject":        "Your digest for Sunday 22 November: 3 new from 2 feeds",
 		"Message-Id":     "digest-2020-11-22-ada@example.org",
 		"Auto-Submitted": "auto-generated",
 		"To":             "ada@example.org",

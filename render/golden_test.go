@@ -55,7 +55,9 @@ func sampleDigest(t testing.TB) Digest { return loadDigest(t, "digest") }
 
 // goldenDigest is sampleDigest as a reader who sorts their feeds sees it
 // (testdata/render/digest-full.json, which mail's golden email shares):
-// the blog in a folder "Friends", the news feed without one, and an
+// the blog in a folder "Friends" (its first post read aloud: an MP3
+// enclosure with its playing time, in nanoseconds, and its size), the
+// news feed without one, and an
 // Arabic feed in "Friends" too, listed after the news feed (the digest
 // gathers a folder's feeds at the place of its first) whose language is
 // given and whose entry is longer than an excerpt; a feed that could not

@@ -21,11 +21,11 @@ type HostCount struct {
 	Count int    // distinct links to Host, counted once per entry
 }
 
-// linkSource is one entry's sanitised content and the URLs whose hosts
-// count as its own.
+// linkSource is the links in one entry's sanitised content and the URLs
+// whose hosts count as its own.
 type linkSource struct {
-	content string
-	own     []string
+	links []string
+	own   []string
 }
 
 // linkGraph counts outside hosts over all sources; a URL repeated within
@@ -38,7 +38,7 @@ func linkGraph(items []linkSource) []HostCount {
 			own[hostOf(o)] = true
 		}
 		seen := map[string]bool{}
-		for _, u := range hrefs(it.content) {
+		for _, u := range it.links {
 			h := hostOf(u)
 			if h == "" || own[h] || seen[u] {
 				continue

@@ -1,7 +1,10 @@
 package render
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -13,11 +16,69 @@ import (
 // DigestPage renders SITE/<user>/<date>.html: one day's digest, grouped by
 // feed, each entry with its excerpt and its full content folded away.
 func DigestPage(d Digest) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := WriteDigestPage(&b, d)
+	return b.Bytes(), err
+}
+
+// PageBody says where a digest's body (everything the index shows of it)
+// is in its written page, and what the index's head and foot say of it,
+// so that the index copies the body from the page (WriteIndexPage)
+// instead of rendering the digest a second time.
+type PageBody struct {
+	Offset, Length int64
+	head           *digestView // the digest's title, date, build time and zone
+}
+
+// WriteDigestPage writes the page of DigestPage to w as it is rendered,
+// never whole in memory, and says where its body is.
+func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 	v, err := newDigestView(d)
 	if err != nil {
-		return nil, err
+		return PageBody{}, err
 	}
-	return execPage("digest.html", v)
+	cw := &countingWriter{w: w}
+	if err := pageTemplates.ExecuteTemplate(cw, "digest-top", v); err != nil {
+		return PageBody{}, err
+	}
+	body := PageBody{Offset: cw.n, head: &digestView{User: v.User, Date: v.Date, Day: v.Day, Title: v.Title, Built: v.Built, Zone: v.Zone}}
+	if err := pageTemplates.ExecuteTemplate(cw, "digest-body", v); err != nil {
+		return PageBody{}, err
+	}
+	body.Length = cw.n - body.Offset
+	if err := pageTemplates.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
+		return PageBody{}, err
+	}
+	return body, nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteIndexPage writes IndexPage with newest the digest whose page
+// (written by WriteDigestPage, which gave newest) is read from body: the
+// index shows the same body, copied as it is.
+func WriteIndexPage(w io.Writer, user string, newest PageBody, body io.Reader, archive []DigestRef) error {
+	if newest.head == nil {
+		return errors.New("render: index of " + user + ": no digest page written")
+	}
+	v := indexView{Title: newest.head.Title, User: user, Digest: newest.head, Archive: archiveItems(archive)}
+	if err := pageTemplates.ExecuteTemplate(w, "index-top", v); err != nil {
+		return err
+	}
+	if n, err := io.Copy(w, io.LimitReader(body, newest.Length)); err != nil || n != newest.Length {
+		return fmt.Errorf("render: index of %s: copy the digest's body: %d of %d bytes: %v", user, n, newest.Length, err)
+	}
+	return pageTemplates.ExecuteTemplate(w, "index-bottom", v)
 }
 
 // indexView is the data of SITE/<user>/index.html.
@@ -35,15 +96,24 @@ type archiveItem struct {
 // IndexPage renders SITE/<user>/index.html: the newest digest (nil when
 // there is none yet) followed by the archive, newest first.
 func IndexPage(user string, newest *Digest, archive []DigestRef) ([]byte, error) {
+	var b bytes.Buffer
+	err := WriteIndex(&b, user, newest, archive)
+	return b.Bytes(), err
+}
+
+// WriteIndex writes the page of IndexPage to w as it is rendered. When the
+// newest digest's page was just written, WriteIndexPage copies its body
+// instead.
+func WriteIndex(w io.Writer, user string, newest *Digest, archive []DigestRef) error {
 	v := indexView{Title: "Digests of " + user, User: user, Archive: archiveItems(archive)}
 	if newest != nil {
 		dv, err := newDigestView(*newest)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v.Digest, v.Title = dv, dv.Title
 	}
-	return execPage("index.html", v)
+	return pageTemplates.ExecuteTemplate(w, "index.html", v)
 }
 
 func archiveItems(refs []DigestRef) []archiveItem {

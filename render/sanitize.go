@@ -50,13 +50,20 @@ func SanitizeHTML(raw, base string) string {
 // h<top> (0: leave them), so content shown below one of our headings keeps
 // the page's outline in order.
 func sanitize(raw, base string, top int) string {
+	out, _ := sanitized(raw, base, top)
+	return out
+}
+
+// sanitized is sanitize, and the tree of its result for reading more from
+// it without parsing the result again (nil when the result is empty).
+func sanitized(raw, base string, top int) (string, *goquery.Selection) {
 	if strings.TrimSpace(raw) == "" {
-		return ""
+		return "", nil
 	}
 	clean := contentPolicy.Sanitize(dropPixels(raw))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	body := doc.Find("body")
 	resolveURLs(body, absoluteHTTP(base))
@@ -70,9 +77,9 @@ func sanitize(raw, base string, top int) string {
 	body.Find("img").SetAttr("loading", "lazy")
 	out, err := body.Html()
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(out), body
 }
 
 // shiftHeadings renumbers the headings under sel so the highest becomes
@@ -115,7 +122,10 @@ func shiftFragmentHeadings(fragment string, top int) string {
 // It runs before sanitising because bluemonday drops sizes written with
 // units ("1px") and all styles, which would hide the pixel from us.
 func dropPixels(raw string) string {
-	if !strings.Contains(strings.ToLower(raw), "<img") {
+	// A pixel has both sizes given (isPixel): without the words there is
+	// none, and nothing to parse.
+	lower := strings.ToLower(raw)
+	if !strings.Contains(lower, "<img") || !strings.Contains(lower, "width") || !strings.Contains(lower, "height") {
 		return raw
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(raw))

@@ -29,8 +29,17 @@ func DisplayTitle(e domain.Entry) string {
 	if t := plainText(e.Title); t != "" {
 		return cut(t, maxTitleLen, maxTitleLen)
 	}
-	if t := entryText(e); t != "" {
-		return cut(t, titleWords, titleChars)
+	return displayTitle("", entryText(e))
+}
+
+// displayTitle is DisplayTitle of an entry titled title whose plain text
+// is text.
+func displayTitle(title, text string) string {
+	if t := plainText(title); t != "" {
+		return cut(t, maxTitleLen, maxTitleLen)
+	}
+	if text != "" {
+		return cut(text, titleWords, titleChars)
 	}
 	return "Untitled post"
 }

@@ -43,8 +43,15 @@ type Problem struct {
 
 // Digest is one user's digest for one local date.
 type Digest struct {
-	User      string         // user name, [a-z0-9-]+
-	Email     string         // recipient, may be empty
+	User  string // user name, [a-z0-9-]+
+	Email string // recipient, may be empty
+	// Unsubscribe is the mailto: or https: address the operator handles
+	// to stop this user's digests ([email] unsubscribe, for this user);
+	// the email names it in List-Unsubscribe. "" for none.
+	Unsubscribe string
+	// Weekly says the digest is a weekly user's, identified by the first
+	// day of its week: the email's subject says "the week of".
+	Weekly    bool
 	Date      string         // local date, YYYY-MM-DD
 	Location  *time.Location // the user's zone, for showing times
 	BuiltAt   time.Time

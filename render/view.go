@@ -55,8 +55,9 @@ type digestView struct {
 	Built             timeView
 	Zone              string
 	Prev, Next        dateLink
-	// Email only.
-	Subject, WebURL string
+	// Email only. Preheader is the hidden line mail clients show after
+	// the subject: the first headlines.
+	Subject, WebURL, Preheader string
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
@@ -124,6 +125,9 @@ type entryView struct {
 	MetaText  string // author and time, for plain text
 	Excerpt   string
 	Content   template.HTML
+	// Enclosures are the files the entry carries (a podcast's audio),
+	// each a link that says what it is.
+	Enclosures []enclosureView
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -286,36 +290,42 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	gv.Count = english.Count(len(g.Entries)+gv.More, "entry")
 	var src []linkSource
 	for _, e := range g.Entries {
-		ev := newEntryView(e, g, gv.Name, gv.Nested(), loc)
+		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
-			content: string(ev.Content),
-			own:     []string{ev.URL, g.FeedURL, g.SiteURL},
+			links: links,
+			own:   []string{ev.URL, g.FeedURL, g.SiteURL},
 		})
 	}
 	return gv, src
 }
 
-func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) entryView {
-	link := EntryURL(g.FeedURL, e.Link)
+// newEntryView shows e from its fragments (see MakeFragments), and
+// returns the links in its content.
+func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) (entryView, []string) {
+	f := fragmentsOf(g.FeedURL, e)
 	ev := entryView{
 		Nested:   nested,
-		Title:    DisplayTitle(e),
-		URL:      link,
+		Title:    f.Title,
+		URL:      EntryURL(g.FeedURL, e.Link),
 		FeedName: name,
 		Author:   shortName(e.Author),
-		Excerpt:  Excerpt(e),
-		Content:  template.HTML(sanitize(contentOf(e), link, entryContentHeading(nested))),
-		Lang:     g.Lang,
+		Excerpt:  f.Excerpt,
+		Whole:    f.Whole,
+		// Trusted: sanitised when the fragment was made.
+		Content: template.HTML(contentAt(f.HTML, entryContentHeading(nested))),
+		Lang:    g.Lang,
+		// The files' labels are ours (their kind, time and size), in
+		// English like the rest of the page: no lang of the feed's.
+		Enclosures: newEnclosureViews(e.Enclosures),
 	}
-	ev.Whole = ev.Excerpt != "" && ev.Excerpt == plainText(string(ev.Content))
 	when := e.Published
 	if when.IsZero() {
 		when, ev.FirstSeen = e.FirstSeen, true
 	}
 	ev.Time = showTime(when, loc, entryLayout)
 	ev.MetaText = metaText(ev)
-	return ev
+	return ev, f.Links
 }
 
 // metaText is the "by whom, when" line of the plain-text email.

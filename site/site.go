@@ -64,6 +64,22 @@ func (p *Publisher) DigestPage(user, date string, page io.WriterTo) error {
 	return replace(filepath.Join(p.siteDir, user, date+".html"), page)
 }
 
+// OpenDigestPage opens the written page of user's digest of date, for
+// reading: the index copies the digest's body from it.
+func (p *Publisher) OpenDigestPage(user, date string) (*os.File, error) {
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	if err := checkDate(date); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(p.siteDir, user, date+".html"))
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	return f, nil
+}
+
 // UserIndex writes user's archive page.
 func (p *Publisher) UserIndex(user string, page io.WriterTo) error {
 	if err := checkUser(user); err != nil {

@@ -15,8 +15,7 @@ import (
 // BeginAttempt records, committed at once, that a poll of the feed is
 // about to read its body.
 func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO poll_attempts (feed_id, started) VALUES (?, ?)
-		ON CONFLICT (feed_id) DO UPDATE SET started = excluded.started`, feedID, unix(now))
+	_, err := s.execHot(ctx, nil, beginAttempt, feedID, unix(now))
 	if err != nil {
 		return fmt.Errorf("record the poll of feed %d: %w", feedID, err)
 	}
@@ -56,8 +55,14 @@ func (s *Store) DropAttempts(ctx context.Context) error {
 	return nil
 }
 
-func endAttempt(ctx context.Context, tx *sql.Tx, feedID int64) error {
-	if _, err := tx.ExecContext(ctx, "DELETE FROM poll_attempts WHERE feed_id = ?", feedID); err != nil {
+const (
+	beginAttempt = `INSERT INTO poll_attempts (feed_id, started) VALUES (?, ?)
+		ON CONFLICT (feed_id) DO UPDATE SET started = excluded.started`
+	deleteAttempt = "DELETE FROM poll_attempts WHERE feed_id = ?"
+)
+
+func (s *Store) endAttempt(ctx context.Context, tx *sql.Tx, feedID int64) error {
+	if _, err := s.execHot(ctx, tx, deleteAttempt, feedID); err != nil {
 		return fmt.Errorf("clear the poll mark: %w", err)
 	}
 	return nil

@@ -1,9 +1,15 @@
 package sqlite
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"feeddigest/domain"
 )
 
 // Entry texts are kept zstd-compressed: feed HTML shrinks three- to
@@ -30,4 +36,62 @@ func decompress(b []byte, plain string) (string, error) {
 		return "", fmt.Errorf("stored entry text is damaged: %w", err)
 	}
 	return string(out), nil
+}
+
+// packShown compresses an entry's texts and its fragments (all but the
+// rules and the title, which have columns of their own) in one zstd
+// frame, each field as its length (uvarint) and bytes: content, summary,
+// HTML, excerpt, links (one per line), whole ("1" or ""). The HTML
+// follows the content it was made from, so it costs little.
+func packShown(e domain.Entry) []byte {
+	f := e.Fragments
+	whole := ""
+	if f.Whole {
+		whole = "1"
+	}
+	fields := []string{e.Content, e.Summary, f.HTML, f.Excerpt, strings.Join(f.Links, "\n"), whole}
+	var raw []byte
+	for _, s := range fields {
+		raw = binary.AppendUvarint(raw, uint64(len(s)))
+		raw = append(raw, s...)
+	}
+	return encoder.EncodeAll(raw, nil)
+}
+
+// unpackBuffers hold what unpackShown decompresses, which it copies
+// from: a digest of 20,000 entries would otherwise leave 20,000 frames of
+// garbage behind its listing.
+var unpackBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+var errShownDamaged = errors.New("stored entry text is damaged: bad field")
+
+// unpackShown reads what packShown wrote into e: the fragments, and the
+// texts too when withTexts.
+func unpackShown(b []byte, e *domain.Entry, withTexts bool) error {
+	buf := unpackBuffers.Get().(*[]byte)
+	defer unpackBuffers.Put(buf)
+	raw, err := decoder.DecodeAll(b, (*buf)[:0])
+	*buf = raw
+	if err != nil {
+		return fmt.Errorf("stored entry text is damaged: %w", err)
+	}
+	var fields [6]string
+	for i := range fields {
+		n, k := binary.Uvarint(raw)
+		if k <= 0 || n > uint64(len(raw)-k) {
+			return errShownDamaged
+		}
+		if withTexts || i >= 2 {
+			fields[i] = string(raw[k : k+int(n)])
+		}
+		raw = raw[k+int(n):]
+	}
+	if withTexts {
+		e.Content, e.Summary = fields[0], fields[1]
+	}
+	e.Fragments.HTML, e.Fragments.Excerpt, e.Fragments.Whole = fields[2], fields[3], fields[5] == "1"
+	if fields[4] != "" {
+		e.Fragments.Links = strings.Split(fields[4], "\n")
+	}
+	return nil
 }

@@ -139,6 +139,15 @@ func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time
 	return err
 }
 
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_wanted = 0 WHERE user = ? AND date = ? AND sent_at = 0 AND send_started = 0",
+		user, date)
+	return err
+}
+
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: the entries of the user's feeds first seen since the
 // previous digest was built (at most store.FirstDigestLimit of each feed's
@@ -398,9 +407,40 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 
 // DigestListing returns what a digest lists (see store.Reader): at most
 // perFeed of each feed's newest entries, and how many more per feed URL.
+// An entry with fragments comes without its raw texts, which only serve
+// to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-		t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, r.total FROM (
+	return s.digestListing(ctx, user, date, perFeed, listingColumns)
+}
+
+// DigestTitles is DigestListing without texts, HTML, excerpts or links
+// (see store.Reader).
+func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	return s.digestListing(ctx, user, date, perFeed, titleColumns)
+}
+
+// The columns of a listing after the entry's own: the texts of an entry
+// without fragments, and the fragments; or, for titles only, no
+// fragments but the display title.
+const (
+	listingColumns = `COALESCE(t.fragment_rules, 0),
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.content ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.content_z END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.summary ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.summary_z END,
+		COALESCE(t.shown_title, ''), t.shown_z`
+	titleColumns = `COALESCE(t.fragment_rules, 0),
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.content ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.content_z END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN e.summary ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN t.summary_z END,
+		COALESCE(t.shown_title, ''), NULL`
+)
+
+func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.enclosures, e.first_seen, r.total, `+columns+`
+		FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
@@ -417,17 +457,19 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		var e domain.Entry
 		var pub, seen int64
 		var total int
-		var contentZ, summaryZ []byte
-		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content,
-			&contentZ, &e.Summary, &summaryZ, &e.Author, &pub, &seen, &total); err != nil {
+		var contentZ, summaryZ, shownZ []byte
+		var enclosures string
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &enclosures, &seen,
+			&total, &e.Fragments.Rules, &e.Content, &contentZ, &e.Summary, &summaryZ,
+			&e.Fragments.Title, &shownZ); err != nil {
 			return nil, nil, err
 		}
 		var err error
-		if e.Content, err = decompress(contentZ, e.Content); err != nil {
+		if e.Enclosures, err = decodeEnclosures(enclosures); err != nil {
 			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
 		}
-		if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
-			return nil, nil, fmt.Errorf("entry %s: %w", e.Key, err)
+		if err = readTexts(&e, contentZ, summaryZ, shownZ, false); err != nil {
+			return nil, nil, err
 		}
 		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
 		if perFeed > 0 && total > perFeed {
@@ -436,4 +478,80 @@ func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed in
 		out = append(out, e)
 	}
 	return out, more, rows.Err()
+}
+
+// readTexts fills in e's texts and fragments from their stored forms:
+// the texts of an entry without fragments, the fragments of one with
+// them (and its texts when withTexts).
+func readTexts(e *domain.Entry, contentZ, summaryZ, shownZ []byte, withTexts bool) error {
+	var err error
+	if e.Content, err = decompress(contentZ, e.Content); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	if e.Summary, err = decompress(summaryZ, e.Summary); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	if e.Fragments.Rules == 0 {
+		e.Fragments = domain.Fragments{}
+		return nil
+	}
+	if shownZ == nil {
+		return nil // the title alone was asked for
+	}
+	if err := unpackShown(shownZ, e, withTexts); err != nil {
+		return fmt.Errorf("entry %s: %w", e.Key, err)
+	}
+	return nil
+}
+
+// StaleFragments lists entries with texts whose fragments were not made
+// by rules (see store.Store).
+func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z,
+		COALESCE(t.fragment_rules, 0), t.shown_z
+		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.id > ? AND (e.id IN (SELECT entry_id FROM entry_texts WHERE fragment_rules != ?)
+			OR (t.entry_id IS NULL AND (e.content != '' OR e.summary != '')))
+		ORDER BY e.id LIMIT ?`, afterID, rules, limit)
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.Entry
+	for rows.Next() {
+		var e domain.Entry
+		var pub, seen int64
+		var contentZ, summaryZ, shownZ []byte
+		if err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &pub, &seen,
+			&e.Content, &contentZ, &e.Summary, &summaryZ, &e.Fragments.Rules, &shownZ); err != nil {
+			return nil, err
+		}
+		if err := readTexts(&e, contentZ, summaryZ, shownZ, true); err != nil {
+			return nil, err
+		}
+		e.Fragments = domain.Fragments{} // to be made again
+		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// SaveFragments stores the fragments of entries as StaleFragments gave
+// them, texts included (see store.Store), in one transaction: the texts
+// move into the frame they share with the fragments (packShown).
+func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, e := range entries {
+			_, err := tx.ExecContext(ctx, `INSERT INTO entry_texts (entry_id, content_z, summary_z,
+				fragment_rules, shown_title, shown_z) VALUES (?, NULL, NULL, ?, ?, ?) ON CONFLICT (entry_id) DO UPDATE SET
+				content_z = NULL, summary_z = NULL, fragment_rules = excluded.fragment_rules,
+				shown_title = excluded.shown_title, shown_z = excluded.shown_z`,
+				e.ID, e.Fragments.Rules, e.Fragments.Title, packShown(e))
+			if err != nil {
+				return fmt.Errorf("store how entry %d is shown: %w", e.ID, err)
+			}
+		}
+		return nil
+	})
 }

@@ -38,11 +38,13 @@ func (s *Store) DumpDigests(ctx context.Context) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "ORDER BY user, date")
 }
 
-// DumpEntries yields every entry with its texts and first-seen time.
+// DumpEntries yields every entry with its texts, enclosures, fragments
+// and first-seen time.
 func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] {
 	return func(yield func(domain.Entry, error) bool) {
 		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
-			t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen
+			t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, e.enclosures,
+			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z
 			FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id ORDER BY e.id`)
 		if err != nil {
 			yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))
@@ -52,14 +54,15 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 		for rows.Next() {
 			var e domain.Entry
 			var pub, seen int64
-			var contentZ, summaryZ []byte
+			var contentZ, summaryZ, shownZ []byte
+			var enclosures string
 			err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content, &contentZ,
-				&e.Summary, &summaryZ, &e.Author, &pub, &seen)
+				&e.Summary, &summaryZ, &e.Author, &pub, &seen, &enclosures, &e.Fragments.Rules, &e.Fragments.Title, &shownZ)
 			if err == nil {
-				e.Content, err = decompress(contentZ, e.Content)
+				e.Enclosures, err = decodeEnclosures(enclosures)
 			}
 			if err == nil {
-				e.Summary, err = decompress(summaryZ, e.Summary)
+				err = readTexts(&e, contentZ, summaryZ, shownZ, true)
 			}
 			if err != nil {
 				yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))

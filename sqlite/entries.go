@@ -13,6 +13,7 @@ import (
 
 // pollTx is a store.PollTx: one SQLite transaction.
 type pollTx struct {
+	s      *Store
 	tx     *sql.Tx
 	feedID int64
 }
@@ -23,7 +24,7 @@ func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, erro
 	if err != nil {
 		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
 	}
-	return &pollTx{tx: tx, feedID: feedID}, nil
+	return &pollTx{s: s, tx: tx, feedID: feedID}, nil
 }
 
 // SaveEntries stores entries of the feed first seen at now and says what
@@ -32,7 +33,7 @@ func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, erro
 func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
 	var st store.SaveStats
 	for _, e := range entries {
-		isNew, err := upsertEntry(ctx, t.tx, t.feedID, e, now)
+		isNew, err := t.s.upsertEntry(ctx, t.tx, t.feedID, e, now)
 		if err != nil {
 			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
 		}
@@ -51,10 +52,10 @@ func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 	if f.ID != t.feedID {
 		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
 	}
-	if err := endAttempt(ctx, t.tx, t.feedID); err != nil {
+	if err := t.s.endAttempt(ctx, t.tx, t.feedID); err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
-	if err := updateFeed(ctx, t.tx, f); err != nil {
+	if err := t.s.updateFeed(ctx, t.tx, f); err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return nil
@@ -76,39 +77,48 @@ func (t *pollTx) Rollback() error {
 	return nil
 }
 
-func upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO entries (feed_id, key, title, link, author, published, first_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING`,
-		feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), unix(now))
-	if err != nil {
-		return false, err
-	}
-	var id int64
-	isNew := false
-	if n, _ := res.RowsAffected(); n == 1 {
-		id, err = res.LastInsertId()
-		isNew = true
-	} else {
-		err = tx.QueryRowContext(ctx, `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
-			content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`,
-			e.Title, e.Link, e.Author, unix(e.Published), feedID, e.Key).Scan(&id)
-	}
-	if err != nil {
-		return false, err
-	}
-	_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z) VALUES (?, ?, ?)",
-		id, compress(e.Content), compress(e.Summary))
-	return isNew, err
-}
-
-func updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
-	res, err := tx.ExecContext(ctx, `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
+// The statements of a poll's save (see Store.hot).
+const (
+	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
+	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
+		enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`
+	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
+		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
+	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
 		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
 		retry_pending = ?, gone_at = ?, dead_at = ?, moved_at = ?, moved_from = ?, origin_flag_at = ?,
 		answers_304 = ?, refuses_head = ?, ignores_conditional = ?, ttl_seconds = ?, overflow_gap = ?,
 		next_extra_poll = ?, polls = ?, body_error = ?, repaired = ?, problem = ?, problem_at = ?,
-		problem_since = ?, language = ? WHERE id = ?`,
+		problem_since = ?, language = ? WHERE id = ?`
+)
+
+func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
+	enclosures, err := encodeEnclosures(e.Enclosures)
+	if err != nil {
+		return false, err
+	}
+	var id int64
+	isNew := true
+	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		isNew = false
+		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id)
+	}
+	if err != nil {
+		return false, err
+	}
+	if e.Fragments.Rules != 0 {
+		_, err = s.execHot(ctx, tx, saveTexts, id, nil, nil, e.Fragments.Rules, e.Fragments.Title, packShown(e))
+	} else {
+		_, err = s.execHot(ctx, tx, saveTexts, id, compress(e.Content), compress(e.Summary), 0, "", nil)
+	}
+	return isNew, err
+}
+
+func (s *Store) updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {
+	res, err := s.execHot(ctx, tx, updateFeedRecord,
 		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
 		unix(f.LastPoll), unix(f.LastSuccess), f.LastStatus, f.LastError, unix(f.NextPoll), f.Reason,
 		f.ErrorCount, unix(f.FirstError), boolInt(f.RetryPending), unix(f.GoneAt), unix(f.DeadAt),

@@ -153,6 +153,24 @@ var migrations = []string{
 	// 10: the feed's language, which pages give its texts (lang); known
 	// from the next body read.
 	`ALTER TABLE feeds ADD COLUMN language TEXT NOT NULL DEFAULT '';`,
+	// 11: an entry's enclosures (a podcast's audio), as a JSON array of
+	// {"url", "type", "length", "seconds"} (see enclosure.go); '' for
+	// none, which is what older rows have.
+	`ALTER TABLE entries ADD COLUMN enclosures TEXT NOT NULL DEFAULT '';`,
+	// 12: an entry as digests show it (domain.Fragments), made once when
+	// it is stored: the display title, and in one zstd frame with the
+	// texts (the sanitised HTML repeats most of the content, so together
+	// they cost little more than the content alone; see packShown) the
+	// HTML, excerpt and links; and the version of the rules that made
+	// them. A row with fragments keeps its texts there, not in content_z
+	// and summary_z. Rows stored before have fragment_rules 0: the next
+	// run makes their fragments from the texts (store.Store.StaleFragments),
+	// as it does for rows made under other rules after the program changed
+	// them.
+	`ALTER TABLE entry_texts ADD COLUMN fragment_rules INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE entry_texts ADD COLUMN shown_title TEXT NOT NULL DEFAULT '';
+	ALTER TABLE entry_texts ADD COLUMN shown_z BLOB;
+	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -26,6 +26,10 @@ type Store struct {
 	db   *sql.DB
 	lock *os.File
 	path string
+	// hot are the statements every poll runs, prepared once by Open:
+	// modernc's SQLite otherwise parses a statement at every Exec, a
+	// tenth of a run's CPU when 2000 polls save their entries.
+	hot map[string]*sql.Stmt
 }
 
 var _ store.Store = (*Store)(nil)
@@ -62,7 +66,48 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
+	}
 	return s, nil
+}
+
+// hotQueries are the statements run for every poll (see Store.hot).
+var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord}
+
+func (s *Store) prepareHot(ctx context.Context) error {
+	s.hot = map[string]*sql.Stmt{}
+	for _, q := range hotQueries {
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", q, err)
+		}
+		s.hot[q] = st
+	}
+	return nil
+}
+
+// queryHot runs one of hotQueries that returns a row, in tx.
+func (s *Store) queryHot(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st, ok := s.hot[query]; ok {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}
+
+// execHot runs one of hotQueries, in tx unless it is nil.
+func (s *Store) execHot(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, ok := s.hot[query]
+	switch {
+	case !ok && tx != nil:
+		return tx.ExecContext(ctx, query, args...)
+	case !ok:
+		return s.db.ExecContext(ctx, query, args...)
+	case tx != nil:
+		st = tx.StmtContext(ctx, st)
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // dsn opens the file in WAL mode with synchronous=NORMAL: every commit

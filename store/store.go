@@ -80,13 +80,19 @@ type Reader interface {
 	NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error)
 	// InterruptedSends lists digests whose send was cut off by a crash.
 	InterruptedSends(ctx context.Context) ([]domain.Digest, error)
-	// DigestListing returns what a digest lists: at most perFeed of each
+	// DigestListing returns what a digest lists (an entry with
+	// Fragments without its raw texts, which only serve to make them):
+	// at most perFeed of each
 	// feed's newest entries in it (all when perFeed <= 0), grouped by
 	// feed in the order of their URLs and newest first within a feed, and
 	// for each feed URL how many more entries the digest holds beyond
 	// those. The others were delivered with the digest all the same (they
 	// never show in a later one); only their texts are not read.
 	DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+	// DigestTitles is DigestListing for showing the entries' display
+	// titles only (an Atom feed): entries with Fragments come with their
+	// Title and Rules alone.
+	DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
 	// DigestIntact says whether every entry of a digest is still stored
 	// with its texts: whether its page, written again, shows what it
 	// showed. Old entries lose their texts (DropTexts) and then themselves
@@ -151,10 +157,24 @@ type Store interface {
 	// MarkSendFailed records a failed attempt to send a digest at now: one
 	// more attempt, its error, and whether the failure was permanent.
 	MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error
+	// SkipSend records that a digest built to be mailed is not to be
+	// after all ([email] skip_empty: it has nothing to say). It no longer
+	// wants sending, so it is neither sent nor listed as unsent (Unsent,
+	// NotSent); a send already started or done is left as it is.
+	SkipSend(ctx context.Context, user, date string) error
 	// GiveUpSend stops all further attempts to send a digest; why says so
 	// to the people reading status. Its page stays.
 	GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error
 
+	// StaleFragments lists, by ID, at most limit entries after afterID
+	// that have texts but no fragments made by rules (domain.Fragments):
+	// stored before fragments were, or when the rules were other. Each
+	// comes with its texts and FeedURL, for making them (SaveFragments).
+	StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error)
+	// SaveFragments stores the Fragments of entries, by ID, given as
+	// StaleFragments listed them: with their texts, which are stored
+	// again with the fragments.
+	SaveFragments(ctx context.Context, entries []domain.Entry) error
 	// Prune deletes entries first seen before cutoff, and with them their
 	// digests' links, except those a digest still waits to render or send.
 	Prune(ctx context.Context, cutoff time.Time) (int64, error)
@@ -176,9 +196,9 @@ type Store interface {
 // committed; deferred, it is harmless after Commit.
 type PollTx interface {
 	// SaveEntries stores the feed's entries, those not known first seen
-	// at now, and says what it found. Entries already known keep their
-	// first-seen time; their text is refreshed but they are not shown
-	// again.
+	// at now, with their Fragments, and says what it found. Entries
+	// already known keep their first-seen time; their text is refreshed
+	// but they are not shown again.
 	SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (SaveStats, error)
 	// UpdateFeed writes the feed record (of the feed the poll began with)
 	// and clears the poll's attempt mark.

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"maps"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -57,6 +58,24 @@ func New() *Server {
 	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.ts.URL
 	return s
+}
+
+// NewOn starts a server listening on ip (any address of 127.0.0.0/8 on
+// Linux), so that tests can have many hosts, each with its own politeness
+// gate in the client; Close stops it.
+func NewOn(ip string) (*Server, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{feeds: map[string]*Feed{}, answers: map[string]Response{}, handlers: map[string]http.Handler{},
+		inFlight: map[string]int{}, peak: map[string]int{}}
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.ts.Listener.Close()
+	s.ts.Listener = l
+	s.ts.Start()
+	s.URL = s.ts.URL
+	return s, nil
 }
 
 // Start starts a server that stops when the test ends.

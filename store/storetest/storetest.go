@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"EntriesStoredOnceWithFirstSeen", testEntriesStoredOnceWithFirstSeen},
 		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
 		{"EntryTextsReadBack", testEntryTextsReadBack},
+		{"FragmentsStoredAndMadeAgain", testFragmentsStoredAndMadeAgain},
+		{"EnclosuresReadBack", testEnclosuresReadBack},
 		{"SubscriptionsFollowTheConfig", testSubscriptionsFollowTheConfig},
 		{"DigestWindowsNeverRepeat", testDigestWindowsNeverRepeat},
 		{"FirstDigestWithholdsTheOlderEntries", testFirstDigestWithholdsTheOlderEntries},
@@ -39,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
+		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
@@ -282,8 +286,45 @@ func testEntryTextsReadBack(t *testing.T, newStore NewStore) {
 	want.ID, want.FeedID, want.FeedURL, want.FirstSeen = entries[0].ID, f.ID, f.URL, t0
 	got := entries[0]
 	got.Published, got.FirstSeen = got.Published.UTC(), got.FirstSeen.UTC()
-	if got != want || got.ID == 0 {
+	if !reflect.DeepEqual(got, want) || got.ID == 0 {
 		t.Errorf("entry read back\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// An entry's enclosures come back as saved, in order, in the state
+// opened again; a later poll's enclosures replace them, and an entry
+// without any has none.
+func testEnclosuresReadBack(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	episode := domain.Entry{Key: "id:ep-12", Title: "Episode 12", Link: "https://a.example/12", Enclosures: []domain.Enclosure{
+		{URL: "https://cdn.a.example/12.mp3", Type: "audio/mpeg", Length: 28311552, Duration: 29*time.Minute + 29*time.Second},
+		{URL: "https://cdn.a.example/12.pdf", Type: "application/pdf"},
+	}}
+	plain := domain.Entry{Key: "id:note", Title: "A note", Link: "https://a.example/note"}
+	if _, err := savePoll(s, f, []domain.Entry{episode, plain}, t0); err != nil {
+		t.Fatal(err)
+	}
+	// Polled again before the digest: the feed corrected the file's size.
+	episode.Enclosures = slices.Clone(episode.Enclosures)
+	episode.Enclosures[0].Length = 28311553
+	if _, err := savePoll(s, f, []domain.Entry{episode, plain}, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t)
+	got := map[string][]domain.Enclosure{}
+	for _, e := range digestEntries(t, s, "ada", "2026-11-21") {
+		got[e.Key] = e.Enclosures
+	}
+	want := map[string][]domain.Enclosure{"id:ep-12": episode.Enclosures, "id:note": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("enclosures read back\n%+v\nwant\n%+v", got, want)
 	}
 }
 
@@ -524,6 +565,38 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	ds, err := s.Digests(ctx, "ada")
 	if err != nil || len(ds) != 1 || !ds[0].SentAt.Equal(t0.Add(time.Minute)) || !ds[0].RenderedAt.Equal(t0) || !ds[0].SendWanted {
 		t.Errorf("digest record %+v (%v)", ds, err)
+	}
+}
+
+// A digest whose send is skipped is no longer to be sent, nor shown as
+// unsent; a digest already sent, or whose send started, stays so.
+func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	for _, user := range []string{"ada", "bob"} {
+		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.BeginSend(ctx, "bob", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range []string{"ada", "bob"} {
+		if err := s.SkipSend(ctx, user, "2026-11-21"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unsent, err := s.Unsent(ctx)
+	if err != nil || len(unsent) != 0 {
+		t.Errorf("unsent after the skip: %+v (%v)", unsent, err)
+	}
+	notSent, err := s.NotSent(ctx, t0.Add(-time.Hour))
+	if err != nil || len(notSent) != 1 || notSent[0].User != "bob" {
+		t.Errorf("not sent %+v (%v), want only bob's, whose send had started", notSent, err)
+	}
+	ds, err := s.Digests(ctx, "ada")
+	if err != nil || len(ds) != 1 || ds[0].SendWanted || !ds[0].SentAt.IsZero() {
+		t.Errorf("ada's digest after the skip: %+v (%v)", ds, err)
 	}
 }
 
@@ -771,4 +844,80 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	if len(next.Problems) != 0 {
 		t.Errorf("the next digest records %+v", next.Problems)
 	}
+}
+
+// An entry's fragments are stored with it and read back in its digest's
+// listing (without the raw texts); entries saved without fragments, or
+// with fragments of other rules, are listed as stale with their texts
+// until fragments of the current rules are saved.
+func testFragmentsStoredAndMadeAgain(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0.Add(-time.Hour))["https://a.example/feed"]
+	shown := domain.Fragments{Rules: 3, Title: "Shown", Excerpt: "An excerpt", HTML: "<p>An <a href=\"https://b.example/\">excerpt</a></p>",
+		Whole: true, Links: []string{"https://b.example/", "mailto:x@b.example"}}
+	with := domain.Entry{Key: "id:with", Title: "With", Content: "<p>raw</p>", Fragments: shown}
+	without := domain.Entry{Key: "id:without", Title: "Without", Content: "<p>raw too</p>", Summary: "sum"}
+	if _, err := savePoll(s, f, []domain.Entry{with, without}, t0); err != nil {
+		t.Fatal(err)
+	}
+	stale := func(rules int) []domain.Entry {
+		t.Helper()
+		out, err := s.StaleFragments(ctx, rules, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := stale(3)
+	if len(got) != 1 || got[0].Key != "id:without" || got[0].Content != "<p>raw too</p>" || got[0].Summary != "sum" || got[0].FeedURL != f.URL {
+		t.Fatalf("stale under rules 3: %+v, want the entry saved without fragments, with its texts", got)
+	}
+	if n := len(stale(4)); n != 2 {
+		t.Errorf("%d entries stale under rules 4, want both", n)
+	}
+	if after := got[0].ID; len(mustStale(t, s, 3, after)) != 0 {
+		t.Error("entries after the last one listed")
+	}
+	got[0].Fragments = domain.Fragments{Rules: 3, Title: "Made again", HTML: "<p>raw too</p>"}
+	if err := s.SaveFragments(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(stale(3)); n != 0 {
+		t.Errorf("%d entries stale after saving their fragments", n)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]domain.Entry{}
+	for _, e := range digestEntries(t, s, "ada", "2026-11-21") {
+		listed[e.Key] = e
+	}
+	if e := listed["id:with"]; !reflect.DeepEqual(e.Fragments, shown) || e.Content != "" {
+		t.Errorf("listed %+v, want fragments %+v and no raw text", e, shown)
+	}
+	if e := listed["id:without"]; e.Fragments.Title != "Made again" || e.Fragments.Rules != 3 || e.Title != "Without" {
+		t.Errorf("listed %+v, want the fragments saved later", e)
+	}
+	titles, _, err := s.DigestTitles(ctx, "ada", "2026-11-21", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range titles {
+		want := domain.Fragments{Rules: 3, Title: listed[e.Key].Fragments.Title}
+		if !reflect.DeepEqual(e.Fragments, want) || e.Content != "" || e.Title != listed[e.Key].Title {
+			t.Errorf("titles listed %+v, want the display title alone: %+v", e, want)
+		}
+	}
+	if len(titles) != 2 {
+		t.Errorf("%d titles listed, want 2", len(titles))
+	}
+}
+
+func mustStale(t *testing.T, s store.Store, rules int, after int64) []domain.Entry {
+	t.Helper()
+	out, err := s.StaleFragments(ctx, rules, after, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -5,7 +5,8 @@
 // value across execve), so a test process that holds large feed bodies
 // would see its own size reported for every child. This small launcher
 // stands between them: it runs the command, passes its output and exit
-// status through, and prints "peak-rss-bytes N" as its last stderr line.
+// status through, and prints the command's CPU time (user and system) as
+// "cpu-ns N" and then "peak-rss-bytes N" as its last stderr line.
 package main
 
 import (
@@ -36,6 +37,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(127)
 	}
-	fmt.Fprintf(os.Stderr, "peak-rss-bytes %d\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss<<10)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	fmt.Fprintf(os.Stderr, "cpu-ns %d\n", ru.Utime.Nano()+ru.Stime.Nano())
+	fmt.Fprintf(os.Stderr, "peak-rss-bytes %d\n", ru.Maxrss<<10)
 	os.Exit(code)
 }

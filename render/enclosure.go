@@ -1,0 +1,121 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"feeddigest/domain"
+)
+
+// enclosureView is a file an entry carries, as a link: its text says what
+// the file is ("Audio (MP3, 34 min, 42 MB)"), so a reader knows before
+// following it, and it reads on its own.
+type enclosureView struct {
+	URL, Label string
+}
+
+// Text is the enclosure's line in the plain-text email.
+func (e enclosureView) Text() string { return e.Label + ": " + e.URL }
+
+func newEnclosureViews(encs []domain.Enclosure) []enclosureView {
+	var out []enclosureView
+	for _, e := range encs {
+		link := safeLink(e.URL)
+		if link == "" {
+			continue
+		}
+		out = append(out, enclosureView{URL: link, Label: EnclosureLabel(e)})
+	}
+	return out
+}
+
+// EnclosureLabel names a file in words: its kind from its MIME type (or,
+// without one, its name's extension), then what is known of its format,
+// playing time and size: "Audio (MP3, 1 h 02 min, 28 MB)", "Video
+// (WebM)", "PDF (2.1 MB)". A file of no known kind goes by its name.
+func EnclosureLabel(e domain.Enclosure) string {
+	mime := strings.ToLower(e.Type)
+	if mime == "" {
+		mime = byExtension[strings.ToLower(path.Ext(urlPath(e.URL)))]
+	}
+	kind, format := kindOf(mime)
+	var details []string
+	if format != "" {
+		details = append(details, format)
+	}
+	if kind == "" {
+		kind = "File"
+		if name := path.Base(urlPath(e.URL)); name != "." && name != "/" && name != "" {
+			details = append(details, shortName(name))
+		}
+	}
+	if e.Duration > 0 {
+		details = append(details, playingTime(e.Duration))
+	}
+	if e.Length > 0 {
+		details = append(details, humanize.Bytes(uint64(e.Length)))
+	}
+	if len(details) == 0 {
+		return kind
+	}
+	return kind + " (" + strings.Join(details, ", ") + ")"
+}
+
+// formats name the common types of podcasts and video feeds.
+var formats = map[string]string{
+	"audio/mpeg": "MP3", "audio/mp3": "MP3", "audio/x-mp3": "MP3", "audio/mpeg3": "MP3",
+	"audio/mp4": "M4A", "audio/x-m4a": "M4A", "audio/m4a": "M4A", "audio/aac": "AAC",
+	"audio/ogg": "Ogg", "audio/opus": "Opus", "audio/flac": "FLAC", "audio/x-flac": "FLAC",
+	"audio/wav": "WAV", "audio/x-wav": "WAV", "audio/webm": "WebM",
+	"video/mp4": "MP4", "video/x-m4v": "M4V", "video/webm": "WebM", "video/ogg": "Ogg",
+	"video/quicktime": "QuickTime",
+}
+
+// byExtension guesses the type of a file the feed gave none for.
+var byExtension = map[string]string{
+	".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".ogg": "audio/ogg", ".oga": "audio/ogg",
+	".opus": "audio/opus", ".flac": "audio/flac", ".wav": "audio/wav",
+	".mp4": "video/mp4", ".m4v": "video/x-m4v", ".webm": "video/webm", ".mov": "video/quicktime",
+	".pdf": "application/pdf",
+}
+
+// kindOf is what a reader calls a file of the MIME type, and its format
+// when that says more; kind is "" for a type of no known kind.
+func kindOf(mime string) (kind, format string) {
+	top, _, _ := strings.Cut(mime, "/")
+	switch {
+	case mime == "application/pdf":
+		return "PDF", ""
+	case top == "audio":
+		return "Audio", formats[mime]
+	case top == "video":
+		return "Video", formats[mime]
+	case top == "image":
+		return "Image", ""
+	}
+	return "", ""
+}
+
+// playingTime is "34 min", "1 h 02 min", or "45 s" for less than a minute.
+func playingTime(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d/time.Second))
+	}
+	minutes := int(d.Round(time.Minute) / time.Minute)
+	if minutes < 60 {
+		return fmt.Sprintf("%d min", minutes)
+	}
+	return fmt.Sprintf("%d h %02d min", minutes/60, minutes%60)
+}
+
+// urlPath is the path of the URL s, "" when it has none.
+func urlPath(s string) string {
+	if u := absoluteHTTP(s); u != nil {
+		return u.Path
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
+)
+
+// FragmentRules is the version of the rules that make an entry's
+// fragments (MakeFragments): the sanitising policy, link resolution, the
+// heading levels, the excerpt and title lengths, the link list. Raise it
+// with any change to those rules: fragments stored under another version
+// are made again from the stored texts at the next run (see
+// store.Store.StaleFragments), so every page shows the entry as the
+// running program would.
+const FragmentRules = 1
+
+// fragmentTop is the heading level a stored fragment's content starts at:
+// below an entry's h3 (entryContentHeading for a feed outside folders).
+const fragmentTop = 4
+
+// MakeFragments makes what a digest shows of an entry of the feed
+// subscribed at feedURL, once, when the entry is stored: its display
+// title, excerpt, sanitised content and the links in it.
+func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
+	html, tree := sanitized(contentOf(e), EntryURL(feedURL, e.Link), fragmentTop)
+	text := entryText(e)
+	f := domain.Fragments{
+		Rules:   FragmentRules,
+		Title:   displayTitle(e.Title, text),
+		Excerpt: cut(text, excerptWords, excerptChars),
+		HTML:    html,
+	}
+	if tree == nil {
+		return f
+	}
+	// From the sanitised tree itself, which is what html parses back to:
+	// a parse fewer for each.
+	tree.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		f.Links = append(f.Links, a.AttrOr("href", ""))
+	})
+	f.Whole = f.Excerpt != "" && f.Excerpt == treeText(tree)
+	return f
+}
+
+// treeText is plainText of the HTML that tree is the body of.
+func treeText(tree *goquery.Selection) string {
+	var b strings.Builder
+	for _, n := range tree.Nodes {
+		writeText(&b, n)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// fragmentsOf are e's stored fragments, or, when it has none made by
+// these rules (texts dropped, or stored by an older program and not
+// made again), fragments made now.
+func fragmentsOf(feedURL string, e domain.Entry) domain.Fragments {
+	if e.Fragments.Rules == FragmentRules {
+		return e.Fragments
+	}
+	return MakeFragments(feedURL, e)
+}
+
+// deeperHeadings moves a stored fragment's headings one level down (h4 to
+// h5, h5 and h6 to h6), as shiftHeadings with a top one deeper does: the
+// content of an entry under a folder heading. The fragment is our
+// sanitiser's output, so every tag is written in lower case and a "<" in
+// text or attribute values is escaped: these strings are only tags.
+var deeperHeadings = strings.NewReplacer(
+	"<h4>", "<h5>", "<h4 ", "<h5 ", "</h4>", "</h5>",
+	"<h5>", "<h6>", "<h5 ", "<h6 ", "</h5>", "</h6>",
+)
+
+// contentAt is a fragment's HTML with its headings starting at h<top>.
+func contentAt(html string, top int) string {
+	if top == fragmentTop+1 && strings.Contains(html, "<h") {
+		return deeperHeadings.Replace(html)
+	}
+	return html
+}
