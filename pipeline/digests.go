@@ -3,8 +3,10 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"slices"
@@ -177,9 +179,12 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 }
 
 // linkNext writes again the page of prev, a digest rendered in an earlier
-// pass, so that it links the digest after it. A page whose entries have
-// lost their texts since (see store.Reader.DigestIntact) is left as it is: a
-// missing link is better than an archive page emptied.
+// pass, so that it links the digest after it. Only the page's pager
+// changes: the rest is copied from the page as written, so the page says
+// what it said; a page that is missing or does not end as this version
+// writes it is rendered again. A page whose entries have lost their texts
+// since (see store.Reader.DigestIntact) is left as it is, as before pages
+// were relinked: a missing link is better than an archive page emptied.
 func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
@@ -189,6 +194,10 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 		return err
 	}
 	before, after := neighbours(all, prev.Date)
+	err = relinkPage(pub, prev.User, prev.Date, render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date})
+	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	rd, err := p.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
@@ -196,6 +205,23 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	rd.Prev, rd.Next = before.Date, after.Date
 	_, err = writePage(pub, rd)
 	return err
+}
+
+// relinkPage writes the page of user's digest of date again with the
+// pager now in place of was (see render.RelinkPage).
+func relinkPage(pub *site.Publisher, user, date string, was, now render.Pager) error {
+	page, err := pub.OpenDigestPage(user, date)
+	if err != nil {
+		return err
+	}
+	defer page.Close()
+	info, err := page.Stat()
+	if err != nil {
+		return fmt.Errorf("relink %s %s: %w", user, date, err)
+	}
+	return pub.DigestPage(user, date, streamed(func(w io.Writer) error {
+		return render.RelinkPage(w, page, info.Size(), was, now)
+	}))
 }
 
 // writePage streams the page of d into its file, and says where its
