@@ -27,7 +27,10 @@ func DigestPage(d Digest) ([]byte, error) {
 // instead of rendering the digest a second time.
 type PageBody struct {
 	Offset, Length int64
-	head           *digestView // the digest's title, date, build time and zone
+	// Links are the links mentioned at the end of the body, which the
+	// email shows too (Digest.Links).
+	Links []HostCount
+	head  *digestView // the digest's title, date, build time and zone
 }
 
 // WriteDigestPage writes the page of DigestPage to w as it is rendered,
@@ -45,6 +48,10 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-body", v); err != nil {
 		return PageBody{}, err
 	}
+	if err := v.streamErr(); err != nil {
+		return PageBody{}, err
+	}
+	body.Links = v.PageLinks()
 	body.Length = cw.n - body.Offset
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
 		return PageBody{}, err
@@ -172,7 +179,13 @@ func WriteIndex(w io.Writer, user string, newest *Digest, archive []DigestRef) e
 		}
 		v.Digest, v.Title = dv, dv.Title
 	}
-	return pageTemplates.ExecuteTemplate(w, "index.html", v)
+	if err := pageTemplates.ExecuteTemplate(w, "index.html", v); err != nil {
+		return err
+	}
+	if v.Digest != nil {
+		return v.Digest.streamErr()
+	}
+	return nil
 }
 
 func archiveItems(refs []DigestRef) []archiveItem {
