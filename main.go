@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 )
@@ -18,10 +19,23 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progName = invokedAs(os.Args[0])
+	limitMemory()
 	stopProfile := startCPUProfile(os.Getenv("FEEDDIGEST_CPUPROFILE"))
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	os.Exit(code)
+}
+
+// memoryLimit is the soft limit of the Go heap: a run's live heap stays
+// well under it (pages and mail are streamed), and near it the collector
+// works harder rather than let the heap grow to twice what is live.
+// GOMEMLIMIT, when set, wins.
+const memoryLimit = 64 << 20
+
+func limitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 }
 
 // startCPUProfile writes a CPU profile of the whole process to file when

@@ -26,7 +26,6 @@ import (
 const (
 	runBenchHosts       = 200
 	runBenchFeedsOfHost = 10
-	runBenchEntries     = 10
 	runBenchLatency     = 50 * time.Millisecond
 	runBenchConcurrency = 64
 	runBenchPerHost     = 2
@@ -108,6 +107,16 @@ func politenessBound(n, total int) time.Duration {
 	all := math.Ceil(float64(total)/runBenchConcurrency) * lat
 	return time.Duration(max(host, all) * float64(time.Second))
 }
+
+// runBenchEntries is the entries a feed publishes: 10, or
+// FEEDDIGEST_BENCH_ENTRIES, to compare digests of other sizes (2 makes
+// digest20k a digest of 4,000 entries).
+var runBenchEntries = func() int {
+	if n, err := strconv.Atoi(os.Getenv("FEEDDIGEST_BENCH_ENTRIES")); err == nil && n > 0 {
+		return n
+	}
+	return 10
+}()
 
 // runBenchFarm is the 200 feed servers.
 type runBenchFarm struct {

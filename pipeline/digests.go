@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"slices"
@@ -90,7 +91,7 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		body, err := p.writeDigest(pub, rd, !p.skipsMail(d))
+		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
 		if err != nil {
 			return written, err
 		}
@@ -156,11 +157,10 @@ type writtenPage struct {
 	titles render.Digest
 }
 
-// dropHTML forgets, in place, the HTML and texts of d's entries that
-// have fragments of these rules, once the page is written: an email shows
-// the rest.
-func dropHTML(d render.Digest) {
-	for _, g := range d.Groups {
+// dropHTML forgets, in place, the HTML and texts of the groups' entries
+// that have fragments of these rules: an email shows the rest.
+func dropHTML(groups []render.FeedGroup) {
+	for _, g := range groups {
 		for j, e := range g.Entries {
 			if e.Fragments.Rules == render.FragmentRules {
 				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = "", "", ""
@@ -182,7 +182,7 @@ func titlesOnly(d render.Digest) render.Digest {
 			}
 			entries[j] = e
 		}
-		g.Entries = entries
+		g.Entries, g.Listed = entries, nil
 		groups[i] = g
 	}
 	d.Groups = groups
@@ -228,9 +228,12 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 }
 
 // linkNext writes again the page of prev, a digest rendered in an earlier
-// pass, so that it links the digest after it. A page whose entries have
-// lost their texts since (see store.Reader.DigestIntact) is left as it is: a
-// missing link is better than an archive page emptied.
+// pass, so that it links the digest after it. Only the page's pager
+// changes: the rest is copied from the page as written, so the page says
+// what it said; a page that is missing or does not end as this version
+// writes it is rendered again. A page whose entries have lost their texts
+// since (see store.Reader.DigestIntact) is left as it is, as before pages
+// were relinked: a missing link is better than an archive page emptied.
 func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
@@ -240,6 +243,10 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 		return err
 	}
 	before, after := neighbours(all, prev.Date)
+	err = relinkPage(pub, prev.User, prev.Date, render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date})
+	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	rd, err := p.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
@@ -247,6 +254,23 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	rd.Prev, rd.Next = before.Date, after.Date
 	_, err = writePage(pub, rd)
 	return err
+}
+
+// relinkPage writes the page of user's digest of date again with the
+// pager now in place of was (see render.RelinkPage).
+func relinkPage(pub *site.Publisher, user, date string, was, now render.Pager) error {
+	page, err := pub.OpenDigestPage(user, date)
+	if err != nil {
+		return err
+	}
+	defer page.Close()
+	info, err := page.Stat()
+	if err != nil {
+		return fmt.Errorf("relink %s %s: %w", user, date, err)
+	}
+	return pub.DigestPage(user, date, streamed(func(w io.Writer) error {
+		return render.RelinkPage(w, page, info.Size(), was, now)
+	}))
 }
 
 // writePage streams the page of d into its file, and says where its
@@ -265,7 +289,7 @@ func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
 
 // writeDigest writes the page of d, and its email to the outbox when
 // mailed says the digest is mailed (see skipsMail).
-func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
+func (p *pass) writeDigest(ctx context.Context, pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
 	body, err := writePage(pub, d)
 	if err != nil {
 		return body, err
@@ -276,10 +300,10 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (r
 	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
 		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
-	// The email shows excerpts, never the entries' HTML: the pass need not
-	// hold it while the email is composed (nor after: the caller keeps
-	// titles only).
-	dropHTML(d)
+	d, err = p.withExcerpts(ctx, d, body.Links)
+	if err != nil {
+		return body, err
+	}
 	msg, err := p.composeEmail(d)
 	if err != nil {
 		return body, err
@@ -294,6 +318,55 @@ func (p *pass) writeDigest(pub *site.Publisher, d render.Digest, mailed bool) (r
 	}
 	p.emails[digestKey(d.User, d.Date)] = msg
 	return body, nil
+}
+
+// withExcerpts is d, whose page was written from its feeds' listings,
+// with its entries read for the email: one feed at a time, each dropping
+// its entries' HTML, which the email never shows, so that the whole
+// digest's HTML is never held. Entries are read, in the email's order,
+// until their excerpts alone are more than an email can carry
+// (mail.MaxSize): an email that lists the entries after them is too large
+// whatever they say, so they never show. Given the links the page
+// counted (links not nil), those entries are not read at all, only
+// counted (render.FeedGroup.Unread), and the email holds at most that
+// much of any digest (never cut before the entries of the preheader);
+// else they are read without their excerpts, for their links.
+func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render.HostCount) (render.Digest, error) {
+	groups := render.InFolderOrder(d.Groups)
+	d.Links = links
+	room, given := mail.MaxSize, 0
+	cut := func() bool { return room < 0 && links != nil && given >= render.HeadlineEntries }
+	for i, g := range groups {
+		g.Listed = nil
+		if cut() {
+			g.Entries, g.Unread = nil, len(g.Entries)
+			groups[i] = g
+			continue
+		}
+		entries, err := p.st.DigestFeedListing(ctx, d.User, d.Date, g.FeedURL, p.perFeed())
+		if err != nil {
+			return d, err
+		}
+		for j, e := range entries {
+			if cut() {
+				clear(entries[j:]) // not held by the slice kept
+				entries, g.Unread = entries[:j:j], len(entries)-j
+				break
+			}
+			if room < 0 {
+				entries[j].Fragments.Excerpt = ""
+			}
+			if e.Fragments.Rules == render.FragmentRules {
+				room -= len(e.Fragments.Excerpt)
+			}
+			given++
+		}
+		g.Entries = entries
+		groups[i] = g
+		dropHTML(groups[i : i+1])
+	}
+	d.Groups = groups
+	return d, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -502,9 +575,39 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 	return name
 }
 
-// renderDigest turns a stored digest into render's input.
+// renderDigest turns a stored digest into render's input for its page:
+// the entries' titles, for the contents, and each feed's entries in full
+// read as its section is written (see render.FeedGroup.Listed), so that
+// a large digest is never held whole.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
-	return p.digestOf(ctx, d, u, feeds, p.rd.DigestListing)
+	rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
+	if err != nil {
+		return rd, err
+	}
+	for i := range rd.Groups {
+		feedURL := rd.Groups[i].FeedURL
+		rd.Groups[i].Listed = func(yield func(domain.Entry, error) bool) {
+			entries, err := p.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, p.perFeed())
+			if err != nil {
+				yield(domain.Entry{}, err)
+				return
+			}
+			for _, e := range entries {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+	return rd, nil
+}
+
+// perFeed is how many of a feed's entries a digest lists.
+func (p *pass) perFeed() int {
+	if p.cfg.MaxEntriesPerFeed <= 0 {
+		return config.DefaultMaxEntriesPerFeed
+	}
+	return p.cfg.MaxEntriesPerFeed
 }
 
 // listing is store.Reader's DigestListing or DigestTitles.
@@ -512,11 +615,7 @@ type listing func(ctx context.Context, user, date string, perFeed int) ([]domain
 
 // digestOf is renderDigest with the entries that list gives.
 func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo, list listing) (render.Digest, error) {
-	perFeed := p.cfg.MaxEntriesPerFeed
-	if perFeed <= 0 {
-		perFeed = config.DefaultMaxEntriesPerFeed
-	}
-	entries, more, err := list(ctx, d.User, d.Date, perFeed)
+	entries, more, err := list(ctx, d.User, d.Date, p.perFeed())
 	if err != nil {
 		return render.Digest{}, err
 	}

@@ -89,3 +89,37 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 		t.Errorf("the new page links %v", links)
 	}
 }
+
+// The page before a new digest is relinked by changing its pager alone;
+// a page that does not end as this version writes it (here one written by
+// an older version, with a comment before its footer) is rendered again.
+func TestPreviousPageIsRelinkedOrRenderedAgain(t *testing.T) {
+	pub := feedtest.Start(t)
+	cfg := testConfig(t, oneUser(t, pub.URL+"/feed"), "")
+	dir := filepath.Join(cfg.SiteDir, "ada")
+	pub.Add("/feed", entry("a-1", "2026-11-21T00:01:00Z"))
+	runAt(t, cfg, "2026-11-21T00:05:00Z")
+	first := filepath.Join(dir, "2026-11-21.html")
+	older := strings.Replace(readFile(t, first), "</main>\n<footer>", "</main>\n<!-- older -->\n<footer>", 1)
+	if err := os.WriteFile(first, []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pub.Add("/feed", entry("a-2", "2026-11-22T00:01:00Z"))
+	runAt(t, cfg, "2026-11-22T00:05:00Z")
+	got := readFile(t, first)
+	if strings.Contains(got, "<!-- older -->") || pageLinks(t, got)["next"] != "2026-11-22.html" || !strings.Contains(got, "Title a-1") {
+		t.Errorf("the older page was not rendered again:\n%s", got)
+	}
+
+	second := filepath.Join(dir, "2026-11-22.html")
+	marked := strings.Replace(readFile(t, second), "Title a-2", "Title a-2 (as written)", 1)
+	if err := os.WriteFile(second, []byte(marked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pub.Add("/feed", entry("a-3", "2026-11-23T00:01:00Z"))
+	runAt(t, cfg, "2026-11-23T00:05:00Z")
+	got = readFile(t, second)
+	if !strings.Contains(got, "Title a-2 (as written)") || pageLinks(t, got)["next"] != "2026-11-23.html" {
+		t.Errorf("the page was not relinked as written:\n%s", got)
+	}
+}

@@ -61,7 +61,7 @@ func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time)
 			}
 			prev, next := neighbours(digests, d.Date)
 			page.Prev, page.Next = prev.Date, next.Date
-			body, err := p.writeDigest(pub, page, false)
+			body, err := p.writeDigest(ctx, pub, page, false)
 			if err != nil {
 				return out, fmt.Errorf("publish %s %s: %w", d.User, d.Date, err)
 			}

@@ -186,6 +186,9 @@ func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]fe
 	if err != nil {
 		return nil, err
 	}
+	if rd, err = p.withExcerpts(ctx, rd, nil); err != nil {
+		return nil, err
+	}
 	return p.composeEmail(rd)
 }
 

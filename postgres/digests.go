@@ -379,13 +379,23 @@ func digestProblems(ctx context.Context, tx pgx.Tx, user string, since, now time
 // An entry with fragments comes without its raw texts, which only serve
 // to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, perFeed, listingColumns)
+	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
+}
+
+// DigestFeedListing is DigestListing of the feed feedURL alone (see
+// store.Reader): a page reads each feed's section as it writes it.
+func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
+	if feedURL == "" {
+		return nil, nil
+	}
+	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
+	return entries, err
 }
 
 // DigestTitles is DigestListing without texts, HTML, excerpts or links
 // (see store.Reader).
 func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, perFeed, titleColumns)
+	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
 }
 
 // The columns of a listing after the entry's own: the texts of an entry
@@ -400,15 +410,18 @@ const (
 	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
 )
 
-func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+// digestListing lists a digest's entries with columns: of every feed, or
+// of the feed feedURL alone.
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
 		e.first_seen, e.enclosures, r.total, `+columns+` FROM (
 			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2
+				AND ($4 = '' OR e.feed_id IN (SELECT id FROM feeds WHERE url = $4))
 		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
 		LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, user, date, perFeed)
+		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, user, date, perFeed, feedURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}

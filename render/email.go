@@ -160,6 +160,10 @@ func (v *digestView) howMuch() string {
 	return s
 }
 
+// HeadlineEntries is how many entries' titles the email's preheader
+// shows: the first ones.
+const HeadlineEntries = 3
+
 // maxPreheader bounds the preheader: clients show a line of it.
 const maxPreheader = 150
 
@@ -169,7 +173,7 @@ func (v *digestView) headlines() string {
 	var titles []string
 	for _, g := range v.Groups {
 		for _, e := range g.Entries {
-			if len(titles) < 3 {
+			if len(titles) < HeadlineEntries {
 				titles = append(titles, e.Title)
 			}
 		}
@@ -189,7 +193,7 @@ func (v *digestView) headlines() string {
 func (v *digestView) listed() int {
 	n := 0
 	for _, g := range v.Groups {
-		n += len(g.Entries)
+		n += len(g.Entries) + g.Unread
 	}
 	return n
 }
@@ -203,12 +207,12 @@ func (v *digestView) firstEntries(n int) *digestView {
 	out.Kept, out.Omitted = 0, 0
 	for _, g := range v.Groups {
 		keep := min(len(g.Entries), n-out.Kept)
-		out.Omitted += len(g.Entries) - keep
+		out.Omitted += len(g.Entries) + g.Unread - keep
 		if keep <= 0 {
 			continue
 		}
-		if keep < len(g.Entries) {
-			g.Entries, g.More = g.Entries[:keep], 0
+		if keep < len(g.Entries) || g.Unread > 0 {
+			g.Entries, g.More, g.Unread = g.Entries[:keep], 0, 0
 		}
 		out.Groups = append(out.Groups, g)
 		out.Kept += keep

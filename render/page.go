@@ -27,7 +27,10 @@ func DigestPage(d Digest) ([]byte, error) {
 // instead of rendering the digest a second time.
 type PageBody struct {
 	Offset, Length int64
-	head           *digestView // the digest's title, date, build time and zone
+	// Links are the links mentioned at the end of the body, which the
+	// email shows too (Digest.Links).
+	Links []HostCount
+	head  *digestView // the digest's title, date, build time and zone
 }
 
 // WriteDigestPage writes the page of DigestPage to w as it is rendered,
@@ -45,11 +48,74 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-body", v); err != nil {
 		return PageBody{}, err
 	}
+	if err := v.streamErr(); err != nil {
+		return PageBody{}, err
+	}
+	body.Links = v.PageLinks()
 	body.Length = cw.n - body.Offset
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
 		return PageBody{}, err
 	}
 	return body, nil
+}
+
+// ErrNoPager is returned by RelinkPage for a page that does not end with
+// the pager it was told the page has (a page of an older version, or one
+// changed since): render the digest again instead.
+var ErrNoPager = errors.New("render: the page does not end with the expected pager")
+
+// Pager is what a digest page links: the dates of the digests before and
+// after it ("" for none).
+type Pager struct{ Prev, Next string }
+
+// pageEnd is where a digest page's pager ends: what follows is the end of
+// its main element and its footer, which says nothing a feed wrote.
+const pageEnd = "</main>\n<footer>"
+
+// relinkTail is how much of the end of a page RelinkPage reads to find the
+// pager and footer, which take a few hundred bytes.
+const relinkTail = 16 << 10
+
+// RelinkPage copies page, a digest page of size bytes that
+// WriteDigestPage wrote with the pager was, to w with the pager now in its
+// place: every other byte stays as it was written, and the digest is not
+// rendered again (so the page still says what it said when it was
+// built). Nothing is written when the page does not end with was: the
+// error is then ErrNoPager.
+func RelinkPage(w io.Writer, page io.ReaderAt, size int64, was, now Pager) error {
+	oldPager, err := pagerHTML(was)
+	if err != nil {
+		return err
+	}
+	newPager, err := pagerHTML(now)
+	if err != nil {
+		return err
+	}
+	tailStart := max(size-relinkTail, 0)
+	tail := make([]byte, size-tailStart)
+	if _, err := page.ReadAt(tail, tailStart); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("render: read the end of the page: %w", err)
+	}
+	end := bytes.LastIndex(tail, []byte(pageEnd))
+	if end < 0 || !bytes.HasSuffix(tail[:end], oldPager) {
+		return ErrNoPager
+	}
+	pagerAt := tailStart + int64(end-len(oldPager))
+	if _, err := io.Copy(w, io.NewSectionReader(page, 0, pagerAt)); err != nil {
+		return err
+	}
+	if _, err := w.Write(newPager); err != nil {
+		return err
+	}
+	_, err = w.Write(tail[end:])
+	return err
+}
+
+// pagerHTML is the pager of a digest page as WriteDigestPage writes it.
+func pagerHTML(p Pager) ([]byte, error) {
+	var b bytes.Buffer
+	err := pageTemplates.ExecuteTemplate(&b, "digest-pager", &digestView{Prev: newDateLink(p.Prev), Next: newDateLink(p.Next)})
+	return b.Bytes(), err
 }
 
 // countingWriter counts the bytes written through it.
@@ -113,7 +179,13 @@ func WriteIndex(w io.Writer, user string, newest *Digest, archive []DigestRef) e
 		}
 		v.Digest, v.Title = dv, dv.Title
 	}
-	return pageTemplates.ExecuteTemplate(w, "index.html", v)
+	if err := pageTemplates.ExecuteTemplate(w, "index.html", v); err != nil {
+		return err
+	}
+	if v.Digest != nil {
+		return v.Digest.streamErr()
+	}
+	return nil
 }
 
 func archiveItems(refs []DigestRef) []archiveItem {

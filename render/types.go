@@ -5,6 +5,7 @@
 package render
 
 import (
+	"iter"
 	"time"
 
 	"feeddigest/domain"
@@ -23,6 +24,17 @@ type FeedGroup struct {
 	// "" when the feed gives none; its entries carry it (lang).
 	Lang    string
 	Entries []domain.Entry
+	// Listed, when set, yields the entries the page lists in full (texts
+	// and fragments), read as the feed's section is written: the page of a
+	// large digest is written one feed at a time and never held whole.
+	// Entries then need only be what the contents count and the Atom feed
+	// shows (see store.Reader's DigestTitles); the email shows Entries.
+	Listed iter.Seq2[domain.Entry, error]
+	// Unread counts the feed's entries listed in the digest but not given
+	// in Entries because no email could carry them (the entries before
+	// them already fill one): the email counts them among those on the
+	// page, and never shows them.
+	Unread int
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
@@ -64,6 +76,10 @@ type Digest struct {
 	// just before and after this one, "" when there is none: the page
 	// links them.
 	Prev, Next string
+	// Links, when not nil, are the links mentioned as the digest's page
+	// counted them (PageBody.Links): the email shows them without reading
+	// every entry's links again.
+	Links []HostCount
 }
 
 // DigestRef names one digest in an archive listing.

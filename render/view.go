@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"html/template"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +63,34 @@ type digestView struct {
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
 	Kept, Omitted int
+	// streamed gathers what the feeds' sections read from FeedGroup.Listed
+	// as the page is written; nil when every group's entries were given.
+	streamed *streamSink
+}
+
+// streamSink is what the sections of a page written from
+// FeedGroup.Listed leave behind: their entries' links, for the links
+// mentioned at the end, and the first error in reading them.
+type streamSink struct {
+	sources []linkSource
+	err     error
+}
+
+// PageLinks are the links mentioned, as the page shows them at its end:
+// of the entries read as the page was written when it was streamed.
+func (v *digestView) PageLinks() []HostCount {
+	if v.streamed != nil {
+		return linkGraph(v.streamed.sources)
+	}
+	return v.Links
+}
+
+// streamErr is the first error in reading a streamed page's entries.
+func (v *digestView) streamErr() error {
+	if v.streamed != nil {
+		return v.streamed.err
+	}
+	return nil
 }
 
 // dateLink is another digest's page: its date, and the date in words.
@@ -87,6 +116,44 @@ type groupView struct {
 	// folder's "=", and "=" for a feed outside the folders of a digest
 	// that has some, which is a section of its own as a folder is.
 	TextRule string
+	Unread   int // see FeedGroup.Unread
+	// listed makes the entries one at a time from FeedGroup.Listed, as
+	// the page is written; nil when Entries are made.
+	listed *entryStream
+}
+
+// Listing is the entries the page shows: Entries, or those of
+// FeedGroup.Listed made one at a time as the page is written.
+func (g groupView) Listing() iter.Seq[entryView] {
+	if g.listed == nil {
+		return slices.Values(g.Entries)
+	}
+	return g.listed.entries
+}
+
+// entryStream makes a feed's entry views from FeedGroup.Listed.
+type entryStream struct {
+	group  FeedGroup
+	name   string
+	nested bool
+	loc    *time.Location
+	sink   *streamSink
+}
+
+func (s *entryStream) entries(yield func(entryView) bool) {
+	for e, err := range s.group.Listed {
+		if err != nil {
+			if s.sink.err == nil {
+				s.sink.err = fmt.Errorf("render: entries of %s: %w", s.group.FeedURL, err)
+			}
+			return
+		}
+		ev, links := newEntryView(e, s.group, s.name, s.nested, s.loc)
+		s.sink.sources = append(s.sink.sources, linkSource{links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
+		if !yield(ev) {
+			return
+		}
+	}
 }
 
 // Nested says the feed's section sits under a folder heading, so its
@@ -167,14 +234,23 @@ func newDigestView(d Digest) (*digestView, error) {
 	var sources []linkSource
 	for i, g := range inFolderOrder(d.Groups) {
 		gv, src := newGroupView(g, loc)
+		if g.Listed != nil {
+			if v.streamed == nil {
+				v.streamed = &streamSink{}
+			}
+			gv.listed = &entryStream{group: g, name: gv.Name, nested: gv.Nested(), loc: loc, sink: v.streamed}
+		}
 		gv.ID = fmt.Sprintf("feed-%d", i+1)
 		v.Groups = append(v.Groups, gv)
-		v.Count += len(gv.Entries) + gv.More
+		v.Count += len(g.Entries) + g.Unread + gv.More
 		sources = append(sources, src...)
 	}
 	markTopLevel(v.Groups)
 	v.Total = fmt.Sprintf("%s from %s", english.Count(v.Count, "new entry"), english.Count(len(v.Groups), "feed"))
 	v.Links = linkGraph(sources)
+	if d.Links != nil {
+		v.Links = d.Links
+	}
 	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
 	return v, nil
 }
@@ -246,6 +322,10 @@ func markTopLevel(groups []groupView) {
 	}
 }
 
+// InFolderOrder is groups in the order a digest shows them (see
+// FeedGroup.Folder), a new slice.
+func InFolderOrder(groups []FeedGroup) []FeedGroup { return inFolderOrder(groups) }
+
 // inFolderOrder is groups with the feeds of each folder together: folders
 // in the order of their first feed, the feeds without a folder as one
 // more folder, and feeds in their order within a folder.
@@ -287,8 +367,12 @@ func zone(d Digest) *time.Location {
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	gv := groupView{Folder: shortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
-	gv.Count = english.Count(len(g.Entries)+gv.More, "entry")
+	gv.Count = english.Count(len(g.Entries)+g.Unread+gv.More, "entry")
+	gv.Unread = g.Unread
 	var src []linkSource
+	if g.Listed != nil {
+		return gv, nil // made as the page is written: see entryStream
+	}
 	for _, e := range g.Entries {
 		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)

@@ -410,13 +410,23 @@ func digestProblems(ctx context.Context, tx *sql.Tx, user string, since, now int
 // An entry with fragments comes without its raw texts, which only serve
 // to make fragments.
 func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, perFeed, listingColumns)
+	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
+}
+
+// DigestFeedListing is DigestListing of the feed feedURL alone (see
+// store.Reader).
+func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
+	if feedURL == "" {
+		return nil, nil
+	}
+	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
+	return entries, err
 }
 
 // DigestTitles is DigestListing without texts, HTML, excerpts or links
 // (see store.Reader).
 func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, perFeed, titleColumns)
+	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
 }
 
 // The columns of a listing after the entry's own: the texts of an entry
@@ -437,16 +447,44 @@ const (
 		COALESCE(t.shown_title, ''), NULL`
 )
 
-func (s *Store) digestListing(ctx context.Context, user, date string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
-		e.published, e.enclosures, e.first_seen, r.total, `+columns+`
+// feedListing is the query of DigestFeedListing, run for each feed of
+// every digest page: prepared once (see hotQueries).
+var feedListing = listingQuery(true, listingColumns)
+
+// listingQuery lists a digest's entries with columns, of one feed when
+// oneFeed; its arguments are the user, the date, the feed's URL and
+// perFeed.
+func listingQuery(oneFeed bool, columns string) string {
+	// Of one feed, the digest's entries are found from the feed's (not by
+	// scanning the whole digest's for each feed).
+	inDigest := `digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ?1 AND de.date = ?2`
+	if oneFeed {
+		inDigest = `entries e CROSS JOIN digest_entries de ON de.user = ?1 AND de.entry_id = e.id
+			WHERE e.feed_id = (SELECT id FROM feeds WHERE url = ?3) AND de.date = ?2`
+	}
+	return `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author,
+		e.published, e.enclosures, e.first_seen, r.total, ` + columns + `
 		FROM (
-			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY ` + newestFirst + `) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
-			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user = ? AND de.date = ?
+			FROM ` + inDigest + `
 		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
 		LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE ? <= 0 OR r.rank <= ? ORDER BY f.url, `+newestFirst, user, date, perFeed, perFeed)
+		WHERE ?4 <= 0 OR r.rank <= ?4 ORDER BY f.url, ` + newestFirst
+}
+
+// digestListing lists the digest's entries, of the feed feedURL alone
+// unless it is "".
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+	query := listingQuery(feedURL != "", columns)
+	args := []any{user, date, feedURL, perFeed}
+	var rows *sql.Rows
+	var err error
+	if st, ok := s.hot[query]; ok {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = s.db.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}

@@ -73,8 +73,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// hotQueries are the statements run for every poll (see Store.hot).
-var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord}
+// hotQueries are the statements run for every poll, and for every feed
+// of a digest page (see Store.hot).
+var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord, feedListing}
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	s.hot = map[string]*sql.Stmt{}

@@ -93,6 +93,11 @@ type Reader interface {
 	// titles only (an Atom feed): entries with Fragments come with their
 	// Title and Rules alone.
 	DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
+	// DigestFeedListing is DigestListing of one feed of the digest (by its
+	// URL, as DigestListing gives it): its entries listed, in the same
+	// order. A page is written one feed at a time from it, so a large
+	// digest is never held whole.
+	DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error)
 	// DigestIntact says whether every entry of a digest is still stored
 	// with its texts: whether its page, written again, shows what it
 	// showed. Old entries lose their texts (DropTexts) and then themselves

@@ -446,6 +446,25 @@ func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
 	if d.EntryCount != 14 || perFeed[a.URL] != 5 || perFeed[b.URL] != 2 || more[a.URL] != 7 || more[b.URL] != 0 {
 		t.Errorf("digest of %d entries lists %v, more %v; want 5 and 2 listed, 7 more", d.EntryCount, perFeed, more)
 	}
+	// A feed's listing alone is that feed's part of the whole, in order.
+	for _, f := range []string{a.URL, b.URL, "https://unknown.example/feed"} {
+		one, err := s.DigestFeedListing(ctx, "ada", "2026-11-21", f, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for _, e := range entries {
+			if e.FeedURL == f {
+				want = append(want, e.Key+" "+e.Fragments.HTML)
+			}
+		}
+		for _, e := range one {
+			got = append(got, e.Key+" "+e.Fragments.HTML)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("listing of %s alone: %q, want %q", f, got, want)
+		}
+	}
 	if all := digestEntries(t, s, "ada", "2026-11-21"); len(all) != 14 {
 		t.Errorf("the whole listing: %d entries, want all 14", len(all))
 	}
