@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"feeddigest/config"
 	"feeddigest/internal/english"
+	"feeddigest/pipeline"
 )
 
 // command is one feeddigest command: what help says about it, the flags
@@ -40,6 +42,8 @@ type options struct {
 	summary string
 	out     string
 	user    string
+	lease   time.Duration
+	to      string
 }
 
 // invocation is one command as it was typed.
@@ -98,7 +102,8 @@ func init() {
 			name: "run", args: "[CONFIG]", configArg: true, summary: "one scheduled pass: poll, build the digests that are due, write, mail",
 			about: "One scheduled pass, the job to run every hour (cron, a systemd timer, GitHub Actions): polls, politely, " +
 				"the feeds of the users whose digest hour has come, builds their digests, writes the pages and the outbox, " +
-				"and sends mail. A second run in the same hour does nothing. Exit 0 when the pass completed, even if feeds failed.",
+				"and sends mail. A second run in the same hour does nothing. Exit 0 when the pass completed, even if feeds failed. " +
+				"With a PostgreSQL state, runs started at once (on one machine or many) share the pass instead of excluding each other.",
 			example: "feeddigest run\nfeeddigest run -v my.toml\nfeeddigest run -now 2026-11-22T00:05:00Z -summary \"$GITHUB_STEP_SUMMARY\"",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
@@ -106,8 +111,35 @@ func init() {
 				fs.BoolVar(&o.verbose, "v", false, "log each step (log/slog) on stderr")
 				fs.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout")
 				fs.StringVar(&o.summary, "summary", "", "also append the summary and the feeds' status as Markdown to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
+				fs.DurationVar(&o.lease, "lease", pipeline.DefaultLease, "with a PostgreSQL state, runs share each pass: a run that dies leaves its work "+
+					"to the others after `DURATION`")
 			},
 			run: runCmd,
+		},
+		{
+			name: "publish", args: "[CONFIG]", configArg: true, summary: "write the whole site from the state: every page, index, feed and status",
+			about: "Writes the whole site from the state: every digest's page, each user's index.html and feed.xml, and " +
+				"status.html, into site_dir or -out. Reads the state without changing it. For runs that share no disk " +
+				"(several machines on one PostgreSQL state, a CI matrix): they build the digests, one publish writes the site.",
+			example: "feeddigest publish\nfeeddigest publish -config my.toml -out public",
+			flags: func(fs *flag.FlagSet, o *options) {
+				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
+				fs.StringVar(&o.out, "out", "", "write the site to `DIR` instead of the config's site_dir")
+			},
+			run: publishCmd,
+		},
+		{
+			name: "migrate", args: "[CONFIG]", configArg: true, summary: "copy the SQLite state into an empty PostgreSQL database",
+			about: "Copies the config's SQLite state (feeds and what was learned about them, entries, subscriptions, digests, " +
+				"what each user was given) into an empty PostgreSQL database, in one transaction, holding the run lock " +
+				"meanwhile. The next run with state set to that URL goes on where the last one stopped. The file is not changed. " +
+				"The password comes from PGPASSWORD or ~/.pgpass, never the URL.",
+			example: "feeddigest migrate -to postgres://feeddigest@db.example.org/feeddigest?sslmode=verify-full",
+			flags: func(fs *flag.FlagSet, o *options) {
+				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
+				fs.StringVar(&o.to, "to", "", "copy into the empty PostgreSQL database at `URL` (postgres://user@host:port/db)")
+			},
+			run: migrateCmd,
 		},
 		{
 			name: "status", args: "[CONFIG]", configArg: true, summary: "a table of the feeds' health, from the state file",

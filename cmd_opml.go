@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"strings"
@@ -243,10 +244,10 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 // only. Before the first run there is none, and an unreadable one only
 // costs the titles: the export still lists every feed, by URL.
 func knownFeeds(ctx context.Context, cfg *config.Config, stderr io.Writer) map[string]domain.Feed {
-	if _, err := os.Stat(cfg.State); errors.Is(err, os.ErrNotExist) {
+	st, err := pipeline.OpenReader(ctx, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	st, err := pipeline.OpenReader(ctx, cfg)
 	if err == nil {
 		defer st.Close()
 		var feeds []domain.Feed

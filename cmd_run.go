@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"time"
@@ -49,6 +47,7 @@ func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.S
 		Log:          slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: level})),
 		SMTPPassword: os.Getenv("FEEDDIGEST_SMTP_PASSWORD"),
 		Progress:     pipeline.ProgressPrinter(inv.stderr),
+		Lease:        inv.opts.lease,
 	}
 	sum, err := pipeline.Run(ctx, cfg, opts)
 	if err != nil {
@@ -141,9 +140,13 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if err := pipeline.WriteUsersTable(inv.stdout, users); err != nil {
 		return err
 	}
-	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(inv.stdout, "\nNo state file yet (%s): %s not polled yet; `%s run` polls them.\n",
-			cfg.State, english.Count(len(rows), "feed"), progName)
+	if !pipeline.HasState(ctx, cfg) {
+		what := "state file"
+		if cfg.StateIsPostgres() {
+			what = "state in the database"
+		}
+		fmt.Fprintf(inv.stdout, "\nNo %s yet (%s): %s not polled yet; `%s run` polls them.\n",
+			what, cfg.State, english.Count(len(rows), "feed"), progName)
 		return nil
 	}
 	mail, err := pipeline.MailStatus(ctx, cfg, now)
@@ -156,7 +159,7 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 // feedRows is the feeds' health from the state file, or, before the
 // first run made one, the config's feeds, each new.
 func feedRows(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
-	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
+	if !pipeline.HasState(ctx, cfg) {
 		subs := subscribers(cfg)
 		var rows []render.FeedStatus
 		for _, u := range cfg.AllFeeds() {

@@ -381,9 +381,52 @@ func (p *parser) resolve(s string) string {
 	return filepath.Join(p.c.Dir, s)
 }
 
+// state reads the state key: an SQLite file, resolved against the
+// config's folder, or a PostgreSQL URL, kept as written. The database's
+// password never comes from the config file (which is often committed,
+// or shown): pgx reads it from PGPASSWORD or ~/.pgpass.
+func (p *parser) state(f value[string]) string {
+	s, ok := get(p, f, "state")
+	if !ok || !IsPostgresURL(s) {
+		return p.folder(f, "state", DefaultState)
+	}
+	if err := CheckPostgresURL(s); err != nil {
+		p.errorf("state", "state: %v", err)
+	}
+	return s
+}
+
+// CheckPostgresURL checks a PostgreSQL URL given for the state: it must
+// parse, and carry no password. Messages never quote the URL, which may
+// hold one.
+func CheckPostgresURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || !IsPostgresURL(s) {
+		return errors.New("not a valid PostgreSQL URL (want postgres://user@host:port/database?sslmode=...)")
+	}
+	_, set := u.User.Password()
+	for key := range u.Query() {
+		set = set || strings.EqualFold(key, "password")
+	}
+	if set {
+		return errors.New("the PostgreSQL URL must not carry a password; remove it and set PGPASSWORD or use ~/.pgpass")
+	}
+	return nil
+}
+
+// IsPostgresURL says whether a state setting names a PostgreSQL database
+// (postgres:// or postgresql://) rather than an SQLite file.
+func IsPostgresURL(state string) bool {
+	lower := strings.ToLower(state)
+	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
+}
+
+// StateIsPostgres says whether the state is a PostgreSQL database.
+func (c *Config) StateIsPostgres() bool { return IsPostgresURL(c.State) }
+
 func (p *parser) top(d *document) {
 	c := p.c
-	c.State = p.folder(d.State, "state", DefaultState)
+	c.State = p.state(d.State)
 	c.SiteDir = p.folder(d.SiteDir, "site_dir", DefaultSiteDir)
 	c.SiteURL, _ = parsed(p, d.SiteURL, "site_url", siteURL)
 	c.Retention = p.duration(d.Retention, "retention", DefaultRetention)

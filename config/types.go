@@ -14,7 +14,7 @@ import (
 type Config struct {
 	Path      string        // absolute path of the config file
 	Dir       string        // folder of the config file
-	State     string        // SQLite file (key "state", default "state.db")
+	State     string        // SQLite file, absolute, or a postgres:// URL as written (key "state", default "state.db")
 	SiteDir   string        // output folder (key "site_dir", default "site")
 	SiteURL   string        // optional absolute http(s) URL ending in "/" (key "site_url")
 	Retention time.Duration // key "retention", default 60 days; e.g. "60d", "1440h"

@@ -35,6 +35,11 @@ func SpreadByHost[T any](items []T, urlOf func(T) string) []T {
 	return out
 }
 
+// HostOf is the host a request to raw goes to, as the per-host limits
+// (per_host, host_rate) count it: the URL's host name, any port. Runs
+// that share a pass claim hosts by it.
+func HostOf(raw string) string { return hostOf(raw) }
+
 // hostOf is the key the host gates use (the URL's host name, any port);
 // an unparseable URL is a host of its own.
 func hostOf(raw string) string {

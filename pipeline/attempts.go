@@ -26,7 +26,7 @@ func (p *pass) settleUnfinishedPolls(ctx context.Context) error {
 		f := a.Feed
 		res := fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
 			Err: fmt.Errorf("%w (its poll started %s)", ErrRunDied, a.Started.Format(time.RFC3339))}
-		if _, err := p.record(ctx, f, res, nil); err != nil {
+		if _, err := p.record(ctx, nil, f, res, nil); err != nil {
 			return err
 		}
 		p.sum.Failed++

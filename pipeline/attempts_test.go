@@ -12,16 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
-	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
 // markUnfinished leaves the mark a run dying in the poll of url leaves.
 func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), statePath)
+	st, err := openState(context.Background(), &config.Config{State: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func markUnfinished(t *testing.T, statePath, url string, started time.Time) {
 
 func recordAndMarks(t *testing.T, statePath, url string) (domain.Feed, []store.Attempt) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), statePath)
+	st, err := openState(context.Background(), &config.Config{State: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/config"
 	"feeddigest/internal/feedtest"
-	"feeddigest/sqlite"
 )
 
 // digestSizes returns user's digests as date -> entry count.
 func digestSizes(t *testing.T, statePath, user string) map[string]int {
 	t.Helper()
-	st, err := sqlite.OpenReader(context.Background(), statePath)
+	st, err := OpenReader(context.Background(), &config.Config{State: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"feeddigest/mail"
 	"feeddigest/render"
 	"feeddigest/site"
+	"feeddigest/store"
 )
 
 // buildDigests records the digest of every due user, each in one
@@ -43,50 +44,22 @@ func (p *pass) render(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	feeds, err := p.feedNames(ctx)
-	if err != nil {
-		return err
+	// Every feed's name at once for a pass that writes pages; read as
+	// they are needed when none is pending (the end of a shared pass,
+	// whose pages their digests' runs wrote).
+	feeds := map[string]feedInfo{}
+	if len(pending) > 0 {
+		if feeds, err = p.feedNames(ctx); err != nil {
+			return err
+		}
 	}
 	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	// The newest page written for each user: the index copies its body,
-	// and the Atom feed takes its titles.
-	written := map[string]writtenPage{}
-	for _, d := range pending {
-		u, ok := p.cfg.User(d.User)
-		if !ok {
-			continue // user removed from the config: nowhere to show it
-		}
-		all, err := p.st.Digests(ctx, d.User)
-		if err != nil {
-			return err
-		}
-		rd, err := p.renderDigest(ctx, d, *u, feeds)
-		if err != nil {
-			return err
-		}
-		prev, next := neighbours(all, d.Date)
-		rd.Prev, rd.Next = prev.Date, next.Date
-		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
-		if err != nil {
-			return err
-		}
-		if next.Date == "" {
-			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
-		}
-		// Before d counts as rendered: a run that dies here links the
-		// previous page at the next run.
-		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
-			return err
-		}
-		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
-			return err
-		}
-		if _, ok := written[d.User]; !ok {
-			written[d.User] = writtenPage{}
-		}
+	written, err := p.writePending(ctx, pub, pending, feeds)
+	if err != nil {
+		return err
 	}
 	for _, u := range p.cfg.Users {
 		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
@@ -96,6 +69,83 @@ func (p *pass) render(ctx context.Context) error {
 		}
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// writePending writes the pages (and outbox files) of digests not written
+// yet, each linked to its neighbours, and says whose: for each user with
+// a page written, the newest page written (see writtenPage).
+func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]writtenPage, error) {
+	written := map[string]writtenPage{}
+	for _, d := range pending {
+		u, ok := p.cfg.User(d.User)
+		if !ok {
+			continue // user removed from the config: nowhere to show it
+		}
+		all, err := p.st.Digests(ctx, d.User)
+		if err != nil {
+			return written, err
+		}
+		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		if err != nil {
+			return written, err
+		}
+		prev, next := neighbours(all, d.Date)
+		rd.Prev, rd.Next = prev.Date, next.Date
+		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
+		if err != nil {
+			return written, err
+		}
+		if next.Date == "" {
+			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
+		}
+		// Before d counts as rendered: a run that dies here links the
+		// previous page at the next run.
+		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
+			return written, err
+		}
+		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
+			return written, err
+		}
+		if _, ok := written[d.User]; !ok {
+			written[d.User] = writtenPage{}
+		}
+	}
+	return written, nil
+}
+
+// renderUser writes the pages of user's digests not written yet, and the
+// user's index and feed: what the run that built a digest of a shared
+// pass writes. Feed names are read as the pages need them.
+func (p *pass) renderUser(ctx context.Context, user string) error {
+	u, ok := p.cfg.User(user)
+	if !ok {
+		return nil
+	}
+	// The user's digests, not everyone's unrendered ones: a pass of
+	// thousands of digests would read them all for each.
+	all, err := p.st.Digests(ctx, user)
+	if err != nil {
+		return err
+	}
+	var pending []domain.Digest
+	for _, d := range slices.Backward(all) { // oldest first, as Unrendered
+		if d.RenderedAt.IsZero() {
+			pending = append(pending, d)
+		}
+	}
+	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	if err := pub.Favicon(); err != nil {
+		return err
+	}
+	feeds := map[string]feedInfo{}
+	written, err := p.writePending(ctx, pub, pending, feeds)
+	if err != nil {
+		return err
+	}
+	if w, ok := written[user]; ok || !pub.HasUserIndex(user) {
+		return p.writeUserIndex(ctx, pub, *u, feeds, w)
+	}
+	return nil
 }
 
 // writtenPage is the newest digest page of a user written in this pass
@@ -244,7 +294,9 @@ func (p *pass) writeDigest(ctx context.Context, pub *site.Publisher, d render.Di
 	if err != nil {
 		return body, err
 	}
+	p.mu.Lock()
 	p.sum.PagesWritten++
+	p.mu.Unlock()
 	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
 		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
@@ -259,6 +311,8 @@ func (p *pass) writeDigest(ctx context.Context, pub *site.Publisher, d render.Di
 	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
 		return body, err
 	}
+	p.mu.Lock() // the claim loops of a shared pass write pages at once
+	defer p.mu.Unlock()
 	if p.emails == nil {
 		p.emails = map[string]*mail.Message{}
 	}
@@ -344,7 +398,7 @@ func (p *pass) skipsMail(d domain.Digest) bool {
 // the body of the newest digest's page when this pass wrote it (newest),
 // rather than rendering the digest again.
 func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, newest writtenPage) error {
-	all, err := p.st.Digests(ctx, u.Name)
+	all, err := p.rd.Digests(ctx, u.Name)
 	if err != nil {
 		return err
 	}
@@ -359,7 +413,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 			recent = append(recent, newest.titles)
 			continue
 		}
-		rd, err := p.digestOf(ctx, d, u, feeds, p.st.DigestTitles)
+		rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
 		if err != nil {
 			return err
 		}
@@ -418,7 +472,7 @@ func (p *pass) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
 	if p.feeds != nil {
 		return p.feeds, nil
 	}
-	feeds, err := p.st.Feeds(ctx)
+	feeds, err := p.rd.Feeds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -436,6 +490,20 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 	}
 	return out, nil
+}
+
+// lookUpName adds the name of the feed at url to feeds, unless it is
+// there: a shared pass reads only the names its pages show.
+func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url string) error {
+	if _, ok := feeds[url]; ok {
+		return nil
+	}
+	f, err := p.rd.Feed(ctx, url)
+	if errors.Is(err, store.ErrNoFeed) {
+		f, err = domain.Feed{URL: url}, nil
+	}
+	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+	return err
 }
 
 func feedName(f domain.Feed) string {
@@ -512,14 +580,14 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 // read as its section is written (see render.FeedGroup.Listed), so that
 // a large digest is never held whole.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
-	rd, err := p.digestOf(ctx, d, u, feeds, p.st.DigestTitles)
+	rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
 	if err != nil {
 		return rd, err
 	}
 	for i := range rd.Groups {
 		feedURL := rd.Groups[i].FeedURL
 		rd.Groups[i].Listed = func(yield func(domain.Entry, error) bool) {
-			entries, err := p.st.DigestFeedListing(ctx, d.User, d.Date, feedURL, p.perFeed())
+			entries, err := p.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, p.perFeed())
 			if err != nil {
 				yield(domain.Entry{}, err)
 				return
@@ -551,6 +619,9 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 	if err != nil {
 		return render.Digest{}, err
 	}
+	if err := p.lookUpNames(ctx, feeds, d, entries); err != nil {
+		return render.Digest{}, err
+	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
 		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
@@ -579,4 +650,25 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))
 	})
 	return out, nil
+}
+
+// lookUpNames adds to feeds the names of the feeds that d shows (see
+// lookUpName).
+func (p *pass) lookUpNames(ctx context.Context, feeds map[string]feedInfo, d domain.Digest, entries []domain.Entry) error {
+	for _, e := range entries {
+		if err := p.lookUpName(ctx, feeds, e.FeedURL); err != nil {
+			return err
+		}
+	}
+	for _, n := range d.Notices {
+		if err := p.lookUpName(ctx, feeds, n.FeedURL); err != nil {
+			return err
+		}
+	}
+	for _, pr := range d.Problems {
+		if err := p.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
+			return err
+		}
+	}
+	return nil
 }

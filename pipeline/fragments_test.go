@@ -6,17 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
 	"feeddigest/render"
-	"feeddigest/sqlite"
 )
 
 // staleFragments lists the stored entries whose fragments were not made
 // by this program's rules.
-func staleFragments(t *testing.T, statePath string, rules int) []domain.Entry {
+func staleFragments(t *testing.T, cfg *config.Config, rules int) []domain.Entry {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), statePath)
+	st, err := openState(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestFragmentsMadeWhenStoredAndAgainUnderOtherRules(t *testing.T) {
 		Published: at("2026-11-20T10:00:00Z")})
 	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
 	runAt(t, cfg, "2026-11-21T00:05:00Z")
-	if stale := staleFragments(t, cfg.State, render.FragmentRules); len(stale) != 0 {
+	if stale := staleFragments(t, cfg, render.FragmentRules); len(stale) != 0 {
 		t.Fatalf("%d entries stored without fragments", len(stale))
 	}
 
 	// As an older program would have left them: other rules, other HTML.
-	st, err := sqlite.Open(context.Background(), cfg.State)
+	st, err := openState(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestFragmentsMadeWhenStoredAndAgainUnderOtherRules(t *testing.T) {
 	if sum := runAt(t, cfg, "2026-11-22T00:05:00Z"); sum.Unchanged != 1 {
 		t.Fatalf("second run: %+v", sum)
 	}
-	if stale := staleFragments(t, cfg.State, render.FragmentRules); len(stale) != 0 {
+	if stale := staleFragments(t, cfg, render.FragmentRules); len(stale) != 0 {
 		t.Errorf("%d entries left with fragments of other rules", len(stale))
 	}
 	// The first digest's page, written again to link the second, shows

@@ -27,7 +27,7 @@ func oneUser(t *testing.T, urls ...string) string {
 func testConfig(t *testing.T, users string, extra string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
-	text := `state = "state.db"
+	text := `state = "` + testState(t) + `"
 site_dir = "site"
 ` + extra + `
 [fetch]

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"feeddigest/internal/feedtest"
-	"feeddigest/sqlite"
 )
 
 // pageLinks are the head's icon and feed, and the pager's prev and next,
@@ -70,7 +69,7 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 
 	// A page whose entries lost their texts is not written again: it
 	// would come back empty. It goes without a link to the next digest.
-	st, err := sqlite.Open(context.Background(), cfg.State)
+	st, err := openState(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

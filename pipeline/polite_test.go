@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
-	"feeddigest/sqlite"
 )
 
 // post is a feed's one entry.
@@ -21,7 +21,7 @@ func post(id string) feedtest.Entry { return feedtest.Entry{ID: id, Title: "Post
 
 func feedRecord(t *testing.T, statePath, url string) domain.Feed {
 	t.Helper()
-	st, err := sqlite.OpenReader(context.Background(), statePath)
+	st, err := OpenReader(context.Background(), &config.Config{State: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}

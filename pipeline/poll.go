@@ -22,25 +22,10 @@ func (p *pass) poll(ctx context.Context) error {
 	if err := p.settleUnfinishedPolls(ctx); err != nil {
 		return err
 	}
-	feeds, err := p.st.Feeds(ctx)
+	polls, byURL, err := p.choosePolls(ctx)
 	if err != nil {
 		return err
 	}
-	byURL := make(map[string]domain.Feed, len(feeds))
-	states := make(map[string]schedule.FeedState, len(feeds))
-	for _, f := range feeds {
-		byURL[f.URL] = f
-		if f.Polls == 0 && f.ErrorCount == 0 && f.LastPoll.IsZero() {
-			continue // never polled: no state to respect yet
-		}
-		states[f.URL] = feedState(f)
-	}
-	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
-	schedule.Shuffle(polls, p.opts.Rand)
-	// Then round-robin over hosts, still shuffled within each: a worker
-	// never queues behind a host whose token bucket is spent while other
-	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
-	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
 	p.opts.Progress(Event{Kind: EventDue, Total: len(polls)})
 	if len(polls) == 0 {
 		return nil
@@ -71,10 +56,39 @@ func (p *pass) poll(ctx context.Context) error {
 	return saveErr
 }
 
+// choosePolls decides what the pass polls (the due users' feeds whose
+// next poll has come, and the extra polls), shuffled and spread over
+// hosts, with the feed records by URL.
+func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]domain.Feed, error) {
+	feeds, err := p.st.Feeds(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	byURL := make(map[string]domain.Feed, len(feeds))
+	states := make(map[string]schedule.FeedState, len(feeds))
+	for _, f := range feeds {
+		byURL[f.URL] = f
+		if f.Polls == 0 && f.ErrorCount == 0 && f.LastPoll.IsZero() {
+			continue // never polled: no state to respect yet
+		}
+		states[f.URL] = feedState(f)
+	}
+	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
+	schedule.Shuffle(polls, p.opts.Rand)
+	// Then round-robin over hosts, still shuffled within each: a worker
+	// never queues behind a host whose token bucket is spent while other
+	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
+	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
+	return polls, byURL, nil
+}
+
 type polled struct {
 	feed domain.Feed
 	why  schedule.Why
 	res  fetch.Result
+	// claim is the host claimed in a shared pass (nil otherwise): the
+	// save marks the feed done in the pass, if the claim still holds.
+	claim *store.Work
 }
 
 // fetchAll polls at most Concurrency feeds at a time and hands each
@@ -95,13 +109,9 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 				// listening. Its record stays as it was, due again.
 				return nil
 			}
-			if res.Feed != nil {
-				// Here, on the polling side, where concurrency spreads
-				// the work: the saving side is one goroutine.
-				for i := range res.Feed.Entries {
-					res.Feed.Entries[i].Fragments = render.MakeFragments(f.URL, res.Feed.Entries[i])
-				}
-			}
+			// Here, on the polling side, where concurrency spreads the
+			// work: the saving side is one goroutine.
+			makeFragments(f, res)
 			out <- polled{feed: f, why: job.Why, res: res}
 			return nil
 		})
@@ -120,6 +130,17 @@ func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed
 		}
 	}
 	return client.Read(ctx, fetched)
+}
+
+// makeFragments makes the fragments of the entries a poll read (see
+// render.MakeFragments), which are stored with them.
+func makeFragments(f domain.Feed, res fetch.Result) {
+	if res.Feed == nil {
+		return
+	}
+	for i := range res.Feed.Entries {
+		res.Feed.Entries[i].Fragments = render.MakeFragments(f.URL, res.Feed.Entries[i])
+	}
 }
 
 func (p *pass) startDelay(ctx context.Context) error {
@@ -153,17 +174,21 @@ func feedState(f domain.Feed) schedule.FeedState {
 // save stores one poll's result; ok says whether the poll succeeded.
 func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 	res := r.res
+	p.mu.Lock()
 	p.sum.FeedsPolled++
 	p.sum.Requests += res.Requests
 	p.sum.Bytes += res.Bytes
+	p.mu.Unlock()
 	var entries []domain.Entry
 	if res.Feed != nil {
 		entries = uniqueEntries(res.Feed.Entries)
 	}
-	stats, err := p.record(ctx, r.feed, res, entries)
+	stats, err := p.record(ctx, r.claim, r.feed, res, entries)
 	if err != nil {
 		return false, err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.sum.NewEntries += stats.New
 	shown := redact.URL(r.feed.URL) // logs and the summary end up in CI
 	log := p.opts.Log.With("feed", shown, "why", string(r.why), "status", res.Status, "requests", res.Requests)
@@ -205,8 +230,14 @@ func uniqueEntries(in []domain.Entry) []domain.Entry {
 // record made of what the save found (overflow detection needs it),
 // written last so that a crash before the commit leaves the feed due
 // again, never marked done without its entries.
-func (p *pass) record(ctx context.Context, f domain.Feed, res fetch.Result, entries []domain.Entry) (store.SaveStats, error) {
-	tx, err := p.st.BeginPoll(ctx, f.ID)
+func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res fetch.Result, entries []domain.Entry) (store.SaveStats, error) {
+	var tx store.PollTx
+	var err error
+	if claim != nil {
+		tx, err = p.coordinator.BeginPassPoll(ctx, *claim, f.ID)
+	} else {
+		tx, err = p.st.BeginPoll(ctx, f.ID)
+	}
 	if err != nil {
 		return store.SaveStats{}, err
 	}
@@ -260,7 +291,7 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 			f.BodyHash = res.BodyHash
 		}
 	}
-	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, schedule.RandomSalt(p.opts.Rand))
+	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, p.salt)
 	if res.Err != nil {
 		// In plain words, for the digests: what went wrong, and since
 		// when (a 410 at once has no run of errors).
@@ -313,4 +344,13 @@ func classOf(res fetch.Result) schedule.Class {
 		return schedule.ServerError
 	}
 	return schedule.Broken
+}
+
+// salt is the random salt of computed deadlines; the runs of a shared
+// pass save polls from many goroutines, and a rand.Rand is not safe for
+// that.
+func (p *pass) salt(d time.Duration) time.Duration {
+	p.randMu.Lock()
+	defer p.randMu.Unlock()
+	return schedule.RandomSalt(p.opts.Rand)(d)
 }

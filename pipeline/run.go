@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"feeddigest/config"
@@ -31,7 +32,14 @@ type Options struct {
 	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
 	Progress     func(Event)                                // optional progress reports
 	SMTPPassword string
+	// Lease is how long the claims of a run sharing a pass (PostgreSQL)
+	// outlive the run: it renews them while it lives, and the work of a
+	// run that died is taken over once they lapse. 0: DefaultLease.
+	Lease time.Duration
 }
+
+// DefaultLease is the default length of a shared pass's claims.
+const DefaultLease = 30 * time.Second
 
 // Event reports progress of a pass.
 type Event struct {
@@ -101,6 +109,9 @@ func (o *Options) defaults() {
 	if o.Progress == nil {
 		o.Progress = func(Event) {}
 	}
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -128,7 +139,16 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		return sum, err
 	}
 	defer st.Close()
-	p := &pass{cfg: cfg, opts: opts, st: st, sum: &sum}
+	p := &pass{cfg: cfg, opts: opts, st: st, rd: st, sum: &sum}
+	if co, ok := st.(store.Coordinator); ok {
+		// A state that runs share (PostgreSQL): this run is one of the
+		// pass's workers.
+		p.coordinator = co
+		if err := p.shared(ctx); err != nil {
+			return sum, st.Damaged(err)
+		}
+		return sum, nil
+	}
 	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.showAnew, p.render, p.send, p.prune}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
@@ -146,8 +166,18 @@ type pass struct {
 	cfg  *config.Config
 	opts Options
 	st   store.Store
-	sum  *Summary
-	due  []schedule.Due
+	// rd is st, or, for publish, a state read without writing: what
+	// writing pages needs.
+	rd store.Reader
+	// coordinator is st when the state is shared by several runs at once
+	// (see shared.go), nil otherwise.
+	coordinator store.Coordinator
+	// mu guards sum, and the progress reports, when polls and digests are
+	// saved from several goroutines (a shared pass); randMu guards
+	// opts.Rand.
+	mu, randMu sync.Mutex
+	sum        *Summary
+	due        []schedule.Due
 	// daily are the weekly users between digests, whose feeds are still
 	// polled once a day.
 	daily []schedule.DailyPoll
@@ -160,17 +190,34 @@ type pass struct {
 }
 
 func (p *pass) sync(ctx context.Context) error {
+	// The digests of the last days, in one question rather than one per
+	// user: a user is due for a date within a week of now (a weekly
+	// user's digest day).
+	since := p.opts.Now.AddDate(0, 0, -9).Format(time.DateOnly)
+	recent, err := p.st.DigestsSince(ctx, since)
+	if err != nil {
+		return err
+	}
+	have := make(map[store.DigestKey]bool, len(recent))
+	newest := map[string]string{}
+	for _, d := range recent {
+		have[store.DigestKey{User: d.User, Date: d.Date}] = true
+		newest[d.User] = max(newest[d.User], d.Date)
+	}
 	subs := map[string][]string{}
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
 		su := scheduleUser(u)
 		if su.Weekly {
-			digests, err := p.st.Digests(ctx, u.Name)
-			if err != nil {
-				return err
+			su.NewestDigest = newest[u.Name]
+			if su.NewestDigest == "" { // none in the last days: look further
+				digests, err := p.st.Digests(ctx, u.Name)
+				if err != nil {
+					return err
+				}
+				su.NewestDigest = newestDate(digests)
 			}
-			su.NewestDigest = newestDate(digests)
 		}
 		users = append(users, su)
 	}
@@ -179,6 +226,9 @@ func (p *pass) sync(ctx context.Context) error {
 	}
 	var lookupErr error
 	p.due = schedule.DueUsers(users, p.opts.Now, func(user, date string) bool {
+		if date >= since {
+			return have[store.DigestKey{User: user, Date: date}]
+		}
 		has, err := p.st.HasDigest(ctx, user, date)
 		lookupErr = errors.Join(lookupErr, err)
 		return has || err != nil

@@ -3,10 +3,12 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/mail"
+	"feeddigest/store"
 )
 
 // send mails the digests that want sending and are due a try (see
@@ -41,6 +43,40 @@ func (p *pass) send(ctx context.Context) error {
 	return p.noteMailProblems(ctx)
 }
 
+// sendTo mails user's digests that want sending and are due a try, as
+// send does for everyone: what the run that built a digest of a shared
+// pass does.
+func (p *pass) sendTo(ctx context.Context, user string) error {
+	if p.cfg.Email.SMTP == nil {
+		return nil
+	}
+	// The user's digests, not everyone's unsent ones (a pass of
+	// thousands of digests would read them all for each); unsent as
+	// store.Reader.Unsent says, oldest first.
+	all, err := p.st.Digests(ctx, user)
+	if err != nil {
+		return err
+	}
+	var unsent []domain.Digest
+	for _, d := range slices.Backward(all) {
+		if d.SendWanted && d.SentAt.IsZero() && d.SendStarted.IsZero() && d.SendGivenUp.IsZero() {
+			unsent = append(unsent, d)
+		}
+	}
+	if unsent, err = p.skipEmpty(ctx, unsent); err != nil {
+		return err
+	}
+	plan := planSends(p.mailable(unsent), p.opts.Now)
+	for _, g := range plan.giveUp {
+		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
+			"last_error", g.digest.SendError)
+		if err := p.st.GiveUpSend(ctx, g.digest.User, g.digest.Date, p.opts.Now, g.why); err != nil {
+			return err
+		}
+	}
+	return p.deliver(ctx, plan.send)
+}
+
 // skipEmpty records the digests that are not mailed because they have
 // nothing to say (see skipsMail) as not to be sent, so that they are
 // neither tried again nor shown as unsent, and returns the others.
@@ -54,7 +90,9 @@ func (p *pass) skipEmpty(ctx context.Context, unsent []domain.Digest) ([]domain.
 		if err := p.st.SkipSend(ctx, d.User, d.Date); err != nil {
 			return nil, err
 		}
+		p.mu.Lock()
 		p.sum.EmailsSkipped++
+		p.mu.Unlock()
 		p.opts.Log.Info("digest not mailed: nothing new (skip_empty)", "user", d.User, "date", d.Date)
 	}
 	return out, nil
@@ -84,16 +122,15 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	if err != nil {
 		return err
 	}
-	feeds, err := p.feedNames(ctx)
-	if err != nil {
-		return err
-	}
+	feeds := map[string]feedInfo{} // read as the messages need them
 	for i, d := range digests {
 		msg, err := p.emailOf(ctx, d, feeds)
 		if err != nil {
 			return err
 		}
-		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); err != nil {
+		if err := p.st.BeginSend(ctx, d.User, d.Date, p.opts.Now); errors.Is(err, store.ErrSendTaken) {
+			continue // another run of a shared pass is sending it
+		} else if err != nil {
 			return err
 		}
 		// An interrupt must not cut a conversation in half: the server may
@@ -101,8 +138,10 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		// own timeout.
 		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
 		if sendErr == nil {
+			p.mu.Lock()
 			p.sum.EmailsSent++
 			p.opts.Progress(Event{Kind: EventSent, Detail: d.User + " " + d.Date})
+			p.mu.Unlock()
 			if err := p.st.MarkSent(ctx, d.User, d.Date, p.opts.Now); err != nil {
 				return err
 			}
@@ -117,7 +156,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 			failed = digests[i:]
 		}
 		for _, f := range failed {
+			p.mu.Lock()
 			p.sum.SendFailures++
+			p.mu.Unlock()
 			p.opts.Log.Warn("send failed", "user", f.User, "date", f.Date, "permanent", permanent, "error", sendErr)
 			if err := p.st.MarkSendFailed(ctx, f.User, f.Date, p.opts.Now, sendErr.Error(), permanent); err != nil {
 				return err
@@ -134,7 +175,10 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 // pass, or, for a digest written in an earlier run, composed now (the
 // same bytes: a digest's email is reproducible).
 func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
-	if msg, ok := p.emails[digestKey(d.User, d.Date)]; ok {
+	p.mu.Lock()
+	msg, ok := p.emails[digestKey(d.User, d.Date)]
+	p.mu.Unlock()
+	if ok {
 		return msg, nil
 	}
 	u, _ := p.cfg.User(d.User)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,17 +26,17 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 		return err
 	}
 	asOf := lastPoll(feeds)
-	rows, err := feedRows(ctx, p.st, feeds, asOf)
+	rows, err := feedRows(ctx, p.rd, feeds, asOf)
 	if err != nil {
 		return err
 	}
-	users, err := userRows(ctx, p.cfg, p.st, asOf)
+	users, err := userRows(ctx, p.cfg, p.rd, asOf)
 	if err != nil {
 		return err
 	}
 	var mail []render.MailStatus
 	if p.cfg.Email.SMTP != nil {
-		if mail, err = mailStatusRows(ctx, p.st, p.opts.Now); err != nil {
+		if mail, err = mailStatusRows(ctx, p.rd, p.opts.Now); err != nil {
 			return err
 		}
 	}
@@ -79,10 +78,10 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 // lock. Before the first run there is no state file: every user's first
 // digest is due.
 func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.UserStatus, error) {
-	if _, err := os.Stat(cfg.State); errors.Is(err, fs.ErrNotExist) {
+	st, err := OpenReader(ctx, cfg)
+	if errors.Is(err, fs.ErrNotExist) {
 		return userRows(ctx, cfg, nil, now)
 	}
-	st, err := OpenReader(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +94,22 @@ func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Use
 // that status.html is as of): a digest just built is never "due".
 func userRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.UserStatus, error) {
 	rows := make([]render.UserStatus, 0, len(cfg.Users))
+	// The digests of the last days in one question, not one per user (a
+	// status page of thousands of users); a user without one there is
+	// asked for on their own.
+	recent := map[string][]domain.Digest{}
+	if st != nil {
+		all, err := st.DigestsSince(ctx, now.AddDate(0, 0, -9).Format(time.DateOnly))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range all {
+			recent[d.User] = append(recent[d.User], d)
+		}
+	}
 	for _, u := range cfg.Users {
-		var digests []domain.Digest
-		if st != nil {
+		digests := recent[u.Name]
+		if st != nil && len(digests) == 0 {
 			var err error
 			if digests, err = st.Digests(ctx, u.Name); err != nil {
 				return nil, err

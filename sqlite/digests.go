@@ -64,6 +64,11 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return n > 0, nil
 }
 
+// DigestsSince lists every digest dated date or later, by user then date.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE date >= ? ORDER BY user, date", date)
+}
+
 // Digests lists a user's digests, newest date first.
 func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "WHERE user = ? ORDER BY date DESC", user)
@@ -93,9 +98,17 @@ func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
 }
 
 // BeginSend records, before the SMTP conversation, that a send started.
+// ErrSendTaken when one has begun already, or the digest was sent.
 func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ?", unix(now), user, date)
-	return err
+	res, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ? AND send_started = 0 AND sent_at = 0",
+		unix(now), user, date)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
+	}
+	return nil
 }
 
 // MarkRendered records that a digest's pages (and outbox file) are written.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"feeddigest/domain"
@@ -62,6 +63,10 @@ type Reader interface {
 
 	// HasDigest says whether user already has a digest for the local date.
 	HasDigest(ctx context.Context, user, date string) (bool, error)
+	// DigestsSince lists every digest dated date (YYYY-MM-DD) or later,
+	// by user then date: which users are due, and how each stands, in one
+	// question rather than one per user.
+	DigestsSince(ctx context.Context, date string) ([]domain.Digest, error)
 	// Digests lists a user's digests, newest date first.
 	Digests(ctx context.Context, user string) ([]domain.Digest, error)
 	// Unrendered lists digests whose pages are not written yet, oldest first.
@@ -148,6 +153,9 @@ type Store interface {
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
 	// BeginSend records, before the SMTP conversation, that a send started.
+	// ErrSendTaken when a send of the digest has begun already (and not
+	// failed) or it was sent: a digest is mailed at most once, whichever
+	// run asks.
 	BeginSend(ctx context.Context, user, date string, now time.Time) error
 	// MarkSent records a digest sent at now.
 	MarkSent(ctx context.Context, user, date string, now time.Time) error
@@ -214,4 +222,168 @@ type SaveStats struct {
 type Attempt struct {
 	Feed    domain.Feed
 	Started time.Time
+}
+
+// Named errors of shared passes (see Coordinator), checked with errors.Is.
+var (
+	// ErrClaimLost means this run's claim on a piece of work lapsed (the
+	// run was taken for dead) and another run took the work over: what
+	// was done under it is not saved.
+	ErrClaimLost = errors.New("another run took this work over")
+	// ErrSendTaken means another run has begun sending the digest.
+	ErrSendTaken = errors.New("another run has begun sending this digest")
+	// ErrNoWorkYet means nothing of the pass is free now, but work remains
+	// under other runs' claims, or digests wait for their feeds: ask again
+	// shortly.
+	ErrNoWorkYet = errors.New("no work free yet")
+	// ErrPassDone means the pass has nothing left to do.
+	ErrPassDone = errors.New("the pass is done")
+)
+
+// Coordinator is a state that several runs share at once, on one machine
+// or many (PostgreSQL): instead of excluding each other, they share each
+// pass. The first run of an hour plans the pass (which hosts' feeds to
+// poll, which digests to build); then every run of the pass claims work
+// until none is left: a host with its feeds (so that per-host limits hold
+// across runs), then a digest whose user's feeds of the pass are all
+// polled or failed, then the pass's end (leftover pages and mail, the
+// status page, pruning). Claims are leases: a run renews them while it
+// lives, and the work of a run that dies is taken over once its lease
+// lapses. SQLite, held by one run at a time, does not implement it.
+type Coordinator interface {
+	Store
+	// JoinPass enters the pass of hour (the scheduled hour of the run's
+	// clock): the newest one of that hour not finished. The run becomes
+	// one of the pass's workers, its claims leases of the given length.
+	// When the hour has no unfinished pass, planning it is this run's
+	// job: planning is true, and the other runs wait in JoinPass until
+	// PlanPass (or AbandonPlan, or the death of this run).
+	JoinPass(ctx context.Context, hour, now time.Time, lease time.Duration) (p Pass, planning bool, err error)
+	// PlanPass records the plan of the pass JoinPass asked this run to
+	// plan, and lets the waiting runs in.
+	PlanPass(ctx context.Context, plan PassPlan) (Pass, error)
+	// AbandonPlan gives planning up (after an error): another run plans.
+	// Harmless after PlanPass.
+	AbandonPlan()
+	// NextWork claims the next piece of work of the pass: a host with
+	// feeds to poll, else a digest that is ready, else the pass's end.
+	// ErrNoWorkYet: nothing is free now; ErrPassDone: nothing is left.
+	NextWork(ctx context.Context, p Pass) (Work, error)
+	// BeginPassPoll starts the transaction that saves a poll of a feed of
+	// a claimed host: its Commit also marks the feed done in the pass,
+	// and UpdateFeed fails with ErrClaimLost if the claim was lost.
+	BeginPassPoll(ctx context.Context, w Work, feedID int64) (PollTx, error)
+	// FinishWork marks claimed work done (ErrClaimLost: another run took
+	// it over). A host is done once all its feeds are.
+	FinishWork(ctx context.Context, w Work) error
+	// ReleaseWork gives claimed work back undone, for another run (an
+	// interrupted run).
+	ReleaseWork(ctx context.Context, w Work) error
+}
+
+// Pass is one shared pass: an hour's work, planned once.
+type Pass struct {
+	ID   int64
+	Hour time.Time // the scheduled hour it serves
+	Now  time.Time // the clock of the pass, its planner's: every run of the pass decides with it
+	// Feeds and Digests are how many feeds it polls and digests it builds.
+	Feeds, Digests int
+}
+
+// PassPlan is what a pass does: the feeds to poll, with their hosts
+// (claimed whole, in this order) and why, and the digests to build.
+type PassPlan struct {
+	Hour, Now time.Time
+	Feeds     []PlannedPoll
+	Digests   []DigestKey
+}
+
+// PlannedPoll is a feed a pass polls.
+type PlannedPoll struct {
+	FeedID int64
+	Host   string // the host the poll goes to: the unit of claims
+	Why    string // why it is polled (schedule.Why)
+}
+
+// DigestKey names a digest: a user's, for a local date.
+type DigestKey struct{ User, Date string }
+
+// WorkKind says what a claim is for.
+type WorkKind string
+
+const (
+	WorkHost   WorkKind = "host"   // poll the feeds of a host
+	WorkDigest WorkKind = "digest" // build, write and send a digest
+	WorkEnd    WorkKind = "end"    // the pass's end: leftover pages and mail, status, pruning
+)
+
+// Work is a piece of a pass claimed by this run.
+type Work struct {
+	Kind WorkKind
+	Pass Pass
+	// For WorkHost: the host and its feeds not yet done, with why each
+	// is polled; Unfinished are those whose poll a run that died had
+	// begun reading (see Store.BeginAttempt): they are not read again at
+	// once, but recorded as failed.
+	Host       string
+	Feeds      []ClaimedFeed
+	Unfinished []Attempt
+	// For WorkDigest.
+	Digest DigestKey
+}
+
+// ClaimedFeed is a feed of a claimed host, and why the pass polls it.
+type ClaimedFeed struct {
+	Feed domain.Feed
+	Why  string
+}
+
+// Dumper reads a whole state, table by table, so that it can be copied
+// into another (feeddigest migrate: SQLite into PostgreSQL). Records keep
+// their IDs. An iterator holds the state busy until it is done: use one
+// at a time.
+type Dumper interface {
+	Reader
+	// DumpSubscriptions lists every subscription with its times.
+	DumpSubscriptions(ctx context.Context) ([]Subscription, error)
+	// DumpDigests lists every digest, by user and date.
+	DumpDigests(ctx context.Context) ([]domain.Digest, error)
+	// DumpEntries yields every entry with its texts (those kept) and
+	// first-seen time, by ID.
+	DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error]
+	// DumpGiven yields what each user was given: the entries of their
+	// digests, and those a first look passed over (withheld).
+	DumpGiven(ctx context.Context) iter.Seq2[Given, error]
+}
+
+// Loader fills an empty state with a copy of another.
+type Loader interface {
+	// Load copies everything src holds, in one transaction: all or
+	// nothing. ErrNotEmpty when the state holds anything already.
+	Load(ctx context.Context, src Dumper) (Loaded, error)
+}
+
+// ErrNotEmpty means a state that should be empty (the target of a copy)
+// is not.
+var ErrNotEmpty = errors.New("the state is not empty")
+
+// Subscription is a user's subscription to a feed, as stored.
+type Subscription struct {
+	User         string
+	FeedID       int64
+	AddedAt      time.Time
+	IntroducedAt time.Time // zero: no digest has introduced the feed to the user yet
+}
+
+// Given is an entry given to a user: shown in the digest of Date, or,
+// when Date is "", passed over by a first look (withheld for good).
+type Given struct {
+	User    string
+	Date    string
+	EntryID int64
+}
+
+// Loaded counts what a Load copied.
+type Loaded struct {
+	Feeds, Subscriptions, Entries, Digests, Given, Attempts int
 }

@@ -372,6 +372,15 @@ func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
 	if has, err := s.HasDigest(ctx, "ada", "2026-11-24"); has || err != nil {
 		t.Errorf("HasDigest of a digest not built: %v %v", has, err)
 	}
+	recent, err := s.DigestsSince(ctx, "2026-11-22")
+	var keys []store.DigestKey
+	for _, d := range recent {
+		keys = append(keys, store.DigestKey{User: d.User, Date: d.Date})
+	}
+	want := []store.DigestKey{{User: "ada", Date: "2026-11-22"}, {User: "ada", Date: "2026-11-23"}}
+	if err != nil || !slices.Equal(keys, want) {
+		t.Errorf("DigestsSince: %v (%v), want %v", keys, err, want)
+	}
 }
 
 // Entries first seen by a first digest and not shown by it never come
@@ -547,6 +556,10 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0); err != nil {
 		t.Fatal(err)
 	}
+	// A send is begun once: a second run asking is told it is taken.
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("a second BeginSend: %v, want ErrSendTaken", err)
+	}
 	if got := dates(s.Unsent(ctx)); len(got) != 0 {
 		t.Errorf("a send in progress is to be sent again: %v", got)
 	}
@@ -558,6 +571,9 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	}
 	if err := s.MarkSent(ctx, "ada", "2026-11-21", t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0.Add(time.Hour)); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("BeginSend of a sent digest: %v, want ErrSendTaken", err)
 	}
 	for name, list := range map[string][]string{"unsent": dates(s.Unsent(ctx)), "interrupted": dates(s.InterruptedSends(ctx)),
 		"not sent": dates(s.NotSent(ctx, t0))} {
@@ -638,6 +654,15 @@ func testSendFailuresAreRecorded(t *testing.T, newStore NewStore) {
 	}
 	if notSent, _ := s.NotSent(ctx, later.Add(time.Hour)); len(notSent) != 1 {
 		t.Errorf("a digest given up before since is still listed: %+v", notSent)
+	}
+	// A send that failed may begin again.
+	for i := range 2 {
+		if err := s.BeginSend(ctx, "ada", "2026-11-22", later); err != nil {
+			t.Fatalf("send %d of a digest whose send failed: %v", i+1, err)
+		}
+		if err := s.MarkSendFailed(ctx, "ada", "2026-11-22", later, "451 later", false); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

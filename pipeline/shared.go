@@ -1,0 +1,297 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"feeddigest/domain"
+	"feeddigest/fetch"
+	"feeddigest/internal/redact"
+	"feeddigest/schedule"
+	"feeddigest/store"
+)
+
+// A shared pass (a state several runs share: PostgreSQL). The runs
+// started for the same hour, on one machine or many, share its work
+// instead of excluding each other. The first plans the pass, as a run on
+// SQLite decides its work (subscriptions, due users, feeds to poll); then
+// every run claims work from the plan until none is left: a host with its
+// feeds, polled under this run's per-host limits, so that the limits hold
+// across runs; a digest whose user's feeds of the pass are all polled or
+// failed, built, written and mailed by the run that claims it; and last
+// the pass's end, by one run: leftover pages and mail, the status page,
+// pruning. A run that dies leaves its claims to lapse, and the others take
+// its work over (see store.Coordinator).
+
+// shared does this run's part of the pass of its hour.
+func (p *pass) shared(ctx context.Context) error {
+	co := p.coordinator
+	if err := p.startDelay(ctx); err != nil {
+		return err
+	}
+	hour := p.opts.Now.Truncate(time.Hour)
+	ps, planning, err := co.JoinPass(ctx, hour, p.opts.Now, p.opts.Lease)
+	if err != nil {
+		return err
+	}
+	if planning {
+		if ps, err = p.plan(ctx, ps); err != nil {
+			co.AbandonPlan()
+			return err
+		}
+		p.opts.Log.Info("pass planned", "hour", ps.Hour, "feeds", ps.Feeds, "digests", ps.Digests)
+	} else {
+		// The pass's clock is its planner's: every run decides as one.
+		p.opts.Now = ps.Now
+		p.opts.Log.Info("pass joined", "hour", ps.Hour, "now", ps.Now, "feeds", ps.Feeds, "digests", ps.Digests)
+	}
+	p.sum.Now, p.sum.UsersDue = ps.Now, ps.Digests
+	p.opts.Progress(Event{Kind: EventDue, Total: ps.Feeds})
+	return p.work(ctx, ps)
+}
+
+// plan decides the pass's work, as a run on SQLite does, and records it.
+func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
+	if err := p.sync(ctx); err != nil {
+		return ps, err
+	}
+	if err := p.settleUnfinishedPolls(ctx); err != nil {
+		return ps, err
+	}
+	// Before any page of the pass is written, by whichever run: the
+	// entries stored by an older program, or under other rules.
+	if err := p.showAnew(ctx); err != nil {
+		return ps, err
+	}
+	polls, byURL, err := p.choosePolls(ctx)
+	if err != nil {
+		return ps, err
+	}
+	plan := store.PassPlan{Hour: ps.Hour, Now: ps.Now}
+	for _, poll := range polls {
+		f := byURL[poll.URL]
+		plan.Feeds = append(plan.Feeds, store.PlannedPoll{FeedID: f.ID, Host: fetch.HostOf(f.PollURL()), Why: string(poll.Why)})
+	}
+	for _, d := range p.due {
+		plan.Digests = append(plan.Digests, store.DigestKey{User: d.Name, Date: d.Date})
+	}
+	return p.coordinator.PlanPass(ctx, plan)
+}
+
+// work claims and does work of the pass until none is left: as many
+// claims at once as polls may be in flight (concurrency), each host
+// polled per_host at a time.
+func (p *pass) work(ctx context.Context, ps store.Pass) error {
+	client := NewClient(p.cfg)
+	defer client.Close()
+	w := &worker{pass: p, ps: ps, client: client, inFlight: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
+		finished: make(chan struct{})}
+	g, gctx := errgroup.WithContext(ctx)
+	for range max(1, p.cfg.Fetch.Concurrency) {
+		g.Go(func() error { return w.loop(gctx) })
+	}
+	err := g.Wait()
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("interrupted after %d feeds: %w", p.sum.FeedsPolled, ctxErr)
+	}
+	return err
+}
+
+// worker is this run's share of a pass: claim loops, one HTTP client,
+// and the bound on polls in flight.
+type worker struct {
+	pass     *pass
+	ps       store.Pass
+	client   *fetch.Client
+	inFlight chan struct{}
+	done     int // polls saved, for progress; under pass.mu
+	randMu   sync.Mutex
+	// finished is closed, and replaced, each time a claim loop of this
+	// run finishes work: the loops waiting for work look again at once
+	// (the work of other runs is seen by looking every waitForWork).
+	finishedMu sync.Mutex
+	finished   chan struct{}
+}
+
+// wake tells the waiting claim loops that work was finished.
+func (w *worker) wake() {
+	w.finishedMu.Lock()
+	defer w.finishedMu.Unlock()
+	close(w.finished)
+	w.finished = make(chan struct{})
+}
+
+// wait waits until a claim loop of this run finishes work, or a while.
+func (w *worker) wait(ctx context.Context) error {
+	w.finishedMu.Lock()
+	finished := w.finished
+	w.finishedMu.Unlock()
+	t := time.NewTimer(waitForWork/2 + w.jitter(waitForWork))
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// waitForWork is how long a claim loop waits when nothing is free but
+// work remains (other runs' claims, digests waiting for feeds), jittered.
+const waitForWork = 250 * time.Millisecond
+
+// loop claims work until the pass is done.
+func (w *worker) loop(ctx context.Context) error {
+	p, co := w.pass, w.pass.coordinator
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		work, err := co.NextWork(ctx, w.ps)
+		switch {
+		case errors.Is(err, store.ErrPassDone):
+			return nil
+		case errors.Is(err, store.ErrNoWorkYet):
+			if err := w.wait(ctx); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		if err := w.do(ctx, work); err != nil {
+			// Given back, for another run (or this one's next claim).
+			releaseErr := co.ReleaseWork(context.WithoutCancel(ctx), work)
+			return errors.Join(err, releaseErr)
+		}
+		err = co.FinishWork(ctx, work)
+		w.wake()
+		if errors.Is(err, store.ErrClaimLost) {
+			p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "digest", work.Digest)
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+func (w *worker) jitter(d time.Duration) time.Duration {
+	w.randMu.Lock()
+	defer w.randMu.Unlock()
+	return time.Duration(rand.Int64N(int64(d)))
+}
+
+func (w *worker) do(ctx context.Context, work store.Work) error {
+	switch work.Kind {
+	case store.WorkHost:
+		return w.pollHost(ctx, work)
+	case store.WorkDigest:
+		return w.digest(ctx, work.Digest)
+	case store.WorkEnd:
+		p := w.pass
+		p.opts.Log.Info("pass end: leftover pages and mail, status, pruning")
+		for _, step := range []func(context.Context) error{p.render, p.send, p.prune} {
+			if err := step(ctx); err != nil {
+				return err
+			}
+		}
+		p.opts.Log.Info("pass end written")
+		return nil
+	}
+	return fmt.Errorf("unknown work %q", work.Kind)
+}
+
+// pollHost polls the feeds of a claimed host, per_host at a time, and
+// saves each poll with its mark in the pass. Polls a dead run left
+// unfinished are recorded as failed, as a run on SQLite does with them.
+func (w *worker) pollHost(ctx context.Context, work store.Work) error {
+	p := w.pass
+	for _, a := range work.Unfinished {
+		res := fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: a.Feed.Answers304, RefusesHEAD: a.Feed.RefusesHEAD,
+			Err: fmt.Errorf("%w (its poll started %s)", ErrRunDied, a.Started.Format(time.RFC3339))}
+		if _, err := p.save(ctx, polled{feed: a.Feed, why: schedule.Retry, res: res, claim: &work}); err != nil {
+			return err
+		}
+		p.opts.Log.Warn("left out until its penalty ends", "feed", redact.URL(a.Feed.URL), "error", res.Err)
+	}
+	feeds := make(chan store.ClaimedFeed)
+	g, gctx := errgroup.WithContext(ctx)
+	for range max(1, min(p.cfg.Fetch.PerHost, len(work.Feeds))) {
+		g.Go(func() error {
+			for cf := range feeds {
+				if err := w.pollOne(gctx, work, cf.Feed, schedule.Why(cf.Why)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, cf := range work.Feeds {
+		select {
+		case feeds <- cf:
+		case <-gctx.Done():
+		}
+	}
+	close(feeds)
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, why schedule.Why) error {
+	p := w.pass
+	select {
+	case w.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	res := p.pollFeed(ctx, w.client, f)
+	<-w.inFlight
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the feed did not fail, we stopped listening
+	}
+	makeFragments(f, res) // here, beside the poll, as a run on SQLite does
+	if _, err := p.save(ctx, polled{feed: f, why: why, res: res, claim: &work}); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w.done++
+	p.opts.Progress(Event{Kind: EventPolled, Total: w.ps.Feeds, Done: w.done, Failed: p.sum.Failed, Detail: redact.URL(f.URL)})
+	return nil
+}
+
+// digest builds a claimed digest (unless a run that died built it), then
+// writes its pages and mails it, with the user's other digests that wait.
+func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
+	p := w.pass
+	u, ok := p.cfg.User(key.User)
+	if !ok {
+		return nil // not in this run's config: left for the pass's end to skip too
+	}
+	wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
+	built, err := p.st.BuildDigest(ctx, key.User, key.Date, p.opts.Now, wantSend)
+	switch {
+	case errors.Is(err, store.ErrDigestExists):
+		// Built by a run that died, or by an overlapping pass.
+	case err != nil:
+		return err
+	default:
+		p.mu.Lock()
+		p.sum.DigestsBuilt++
+		p.opts.Progress(Event{Kind: EventDigest, Detail: key.User + " " + key.Date})
+		p.mu.Unlock()
+		p.opts.Log.Info("digest built", "user", key.User, "date", key.Date, "entries", built.EntryCount, "notices", len(built.Notices))
+	}
+	if err := p.renderUser(ctx, key.User); err != nil {
+		return err
+	}
+	return p.sendTo(ctx, key.User)
+}

@@ -1,0 +1,522 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"feeddigest/domain"
+	"feeddigest/store"
+)
+
+const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
+	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
+
+func scanDigest(row pgx.Row) (domain.Digest, error) {
+	var d domain.Digest
+	var notices, problems []byte
+	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
+		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, &d.SendAttempts, timeOf{&d.SendFailedAt},
+		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems); err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(notices, &d.Notices); err != nil {
+		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal(problems, &d.Problems); err != nil {
+		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
+	}
+	return d, nil
+}
+
+func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Digest, error) { return scanDigest(row) })
+	if err != nil {
+		return nil, fmt.Errorf("list digests: %w", err)
+	}
+	return out, nil
+}
+
+// HasDigest says whether user already has a digest for the local date.
+func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) {
+	var has bool
+	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)", user, date).Scan(&has)
+	if err != nil {
+		return false, fmt.Errorf("look up digest: %w", err)
+	}
+	return has, nil
+}
+
+// DigestsSince lists every digest dated date or later, by user then date.
+func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE date >= $1 ORDER BY user_name, date", date)
+}
+
+// Digests lists a user's digests, newest date first.
+func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE user_name = $1 ORDER BY date DESC", user)
+}
+
+// Unrendered lists digests whose pages are not written yet, oldest first.
+func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE rendered_at IS NULL ORDER BY built_at, user_name")
+}
+
+// Unsent lists digests that want sending, are not sent yet, were not
+// given up, and whose last attempt (if any) failed cleanly; oldest first.
+func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
+		ORDER BY built_at, user_name`)
+}
+
+// NotSent lists every digest that wants sending and is not sent: those
+// still to be tried, those cut off by a crash, and those given up at or
+// after since; oldest first.
+func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
+		ORDER BY built_at, user_name`, orEpoch(since))
+}
+
+// InterruptedSends lists digests whose send was cut off by a crash.
+func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name")
+}
+
+func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any) error {
+	n := len(args)
+	_, err := s.pool.Exec(ctx, fmt.Sprintf("UPDATE digests SET %s WHERE user_name = $%d AND date = $%d", set, n-1, n), args...)
+	if err != nil {
+		return fmt.Errorf("%s %s %s: %w", what, args[n-2], args[n-1], err)
+	}
+	return nil
+}
+
+// BeginSend records, before the SMTP conversation, that a send started.
+// ErrSendTaken when one has begun already (in any run), or the digest
+// was sent: the update is the claim.
+func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE digests SET send_started = $1 WHERE user_name = $2 AND date = $3
+		AND send_started IS NULL AND sent_at IS NULL`, at(now), user, date)
+	if err != nil {
+		return fmt.Errorf("begin sending %s %s: %w", user, date, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
+	}
+	return nil
+}
+
+// MarkRendered records that a digest's pages (and outbox file) are written.
+func (s *Store) MarkRendered(ctx context.Context, user, date string, now time.Time) error {
+	return s.updateDigest(ctx, "mark rendered", "rendered_at = $1", at(now), user, date)
+}
+
+// MarkSent records a digest sent at now.
+func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) error {
+	return s.updateDigest(ctx, "mark sent", "sent_at = $1, send_error = ''", at(now), user, date)
+}
+
+// MarkSendFailed records a failed attempt to send a digest at now: one
+// more attempt, its error, and whether the failure was permanent.
+func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error {
+	return s.updateDigest(ctx, "record the failed send of", `send_error = $1, send_started = NULL,
+		send_attempts = send_attempts + 1, send_failed_at = $2, send_permanent = $3`, why, at(now), permanent, user, date)
+}
+
+// GiveUpSend stops all further attempts to send a digest; why says so to
+// the people reading status. Its page stays.
+func (s *Store) GiveUpSend(ctx context.Context, user, date string, now time.Time, why string) error {
+	return s.updateDigest(ctx, "give up sending", "send_given_up = $1, send_given_up_why = $2", at(now), why, user, date)
+}
+
+// SkipSend records that a digest is not to be mailed after all (see
+// store.Store): it no longer wants sending. A send already started or
+// done stays as it is.
+func (s *Store) SkipSend(ctx context.Context, user, date string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE digests SET send_wanted = false WHERE user_name = $1 AND date = $2
+		AND sent_at IS NULL AND send_started IS NULL`, user, date)
+	if err != nil {
+		return fmt.Errorf("skip sending %s %s: %w", user, date, err)
+	}
+	return nil
+}
+
+// BuildDigest records the digest of user for date, built at now, in one
+// transaction (see store.Store).
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+	now = now.UTC().Truncate(time.Second)
+	d := domain.Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The user's row lock: one build of the user's digests at a time,
+		// whichever run asks (the window starts at the previous build).
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", lockClass, "digest:"+user); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)",
+			user, date).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
+		}
+		if err := tx.QueryRow(ctx, "SELECT max(built_at) FROM digests WHERE user_name = $1", user).Scan(timeOf{&d.Since}); err != nil {
+			return err
+		}
+		ids, err := digestEntryIDs(ctx, tx, user, d.Since, now)
+		if err != nil {
+			return err
+		}
+		if d.Notices, err = digestNotices(ctx, tx, user, d.Since, now); err != nil {
+			return err
+		}
+		if d.Notices == nil {
+			d.Notices = []domain.Notice{}
+		}
+		if d.Problems, err = digestProblems(ctx, tx, user, d.Since, now); err != nil {
+			return err
+		}
+		if d.Problems == nil {
+			d.Problems = []domain.Problem{}
+		}
+		d.EntryCount = len(ids)
+		notices, _ := json.Marshal(d.Notices)
+		problems, _ := json.Marshal(d.Problems)
+		if _, err := tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, user, date, at(d.Since), at(now), string(notices), len(ids), sendWanted,
+			string(problems)); err != nil {
+			if isUniqueViolation(err) {
+				return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
+			}
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO digest_entries (user_name, date, entry_id)
+			SELECT $1, $2, unnest($3::bigint[])`, user, date, ids)
+		return err
+	})
+	if err != nil {
+		return domain.Digest{}, fmt.Errorf("build digest %s %s: %w", user, date, err)
+	}
+	return d, nil
+}
+
+// newestFirst orders entries by their date, falling back to first-seen
+// time, and keeps feed order (insertion order) among equals.
+const newestFirst = "COALESCE(e.published, e.first_seen) DESC, e.id ASC"
+
+// notGivenTo filters out the entries the user ($1) was shown or passed over.
+const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = $1 AND de.entry_id = e.id)
+	AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = $1 AND w.entry_id = e.id)`
+
+// digestEntryIDs chooses the entries of user's digest built at now, whose
+// previous digest was built at since (zero: none); see the SQLite state's
+// function of the same name for the rules.
+func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]int64, error) {
+	type sub struct {
+		feed             int64
+		introduced, read bool
+	}
+	rows, _ := tx.Query(ctx, `SELECT s.feed_id, s.introduced_at IS NOT NULL,
+		f.last_success IS NOT NULL OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
+		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_name = $1 ORDER BY s.feed_id`, user)
+	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sub, error) {
+		var s sub
+		err := row.Scan(&s.feed, &s.introduced, &s.read)
+		return s, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The feeds introduced before, in one question rather than one per
+	// feed. Entries at exactly `since` count again (>=), as in SQLite:
+	// notGivenTo keeps the last digest's from showing twice.
+	ids, err := queryIDs(ctx, tx, `SELECT e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
+		WHERE s.user_name = $1 AND s.introduced_at IS NOT NULL
+		AND e.first_seen >= $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY e.feed_id, `+newestFirst,
+		user, orEpoch(since), now)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		if s.introduced || !s.read {
+			continue
+		}
+		got, err := introduce(ctx, tx, user, s.feed, now)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+// introduce picks the newest entries of a feed new to user's digests and
+// withholds the rest from the user.
+func introduce(ctx context.Context, tx pgx.Tx, user string, feedID int64, now time.Time) ([]int64, error) {
+	const candidates = ` FROM entries e WHERE e.feed_id = $2 AND e.first_seen <= $3 AND ` + notGivenTo +
+		` ORDER BY ` + newestFirst
+	ids, err := queryIDs(ctx, tx, "SELECT e.id"+candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, e.id"+candidates+
+		fmt.Sprintf(" OFFSET %d", store.FirstDigestLimit), user, feedID, now); err != nil {
+		return nil, fmt.Errorf("withhold older entries: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE subscriptions SET introduced_at = $1 WHERE user_name = $2 AND feed_id = $3",
+		now, user, feedID); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+func queryIDs(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {
+	rows, _ := tx.Query(ctx, query, args...)
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// digestNotices finds the user's feeds whose fate changed in (since, now].
+func digestNotices(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Notice, error) {
+	rows, err := tx.Query(ctx, `SELECT f.url, f.effective_url, f.pending_url, f.gone_at, f.dead_at,
+		f.moved_at, f.origin_flag_at, f.last_error FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user_name = $1 ORDER BY f.url`, user)
+	if err != nil {
+		return nil, err
+	}
+	in := func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
+	var out []domain.Notice
+	var url, eff, pending, lastErr string
+	var gone, dead, moved, origin time.Time
+	_, err = pgx.ForEachRow(rows, []any{&url, &eff, &pending, timeOf{&gone}, timeOf{&dead}, timeOf{&moved}, timeOf{&origin}, &lastErr},
+		func() error {
+			switch {
+			case in(gone):
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeGone})
+			case in(dead):
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeDead, Detail: "last error: " + lastErr})
+			}
+			if in(moved) {
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeMoved, NewURL: eff})
+			}
+			if in(origin) && pending != "" {
+				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeOrigin, NewURL: pending})
+			}
+			return nil
+		})
+	return out, err
+}
+
+// DigestIntact says whether every entry of a digest is still stored with
+// its texts (see store.Reader).
+func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
+	var count, held, bare int
+	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL)
+		FROM digests d LEFT JOIN digest_entries de ON de.user_name = d.user_name AND de.date = d.date
+		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE d.user_name = $1 AND d.date = $2 GROUP BY d.user_name, d.date`, user, date).Scan(&count, &held, &bare)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
+	}
+	return held == count && bare == 0, nil
+}
+
+// digestProblems finds the user's feeds that could not be read since the
+// previous digest (built at since; zero: none) up to now; see the SQLite
+// state's function of the same name for the rules.
+func digestProblems(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Problem, error) {
+	rows, err := tx.Query(ctx, `SELECT f.url, f.problem, f.problem_at, f.problem_since, f.first_error,
+		f.error_count, f.gone_at, f.dead_at, f.last_success FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+		WHERE s.user_name = $1 AND ((f.gone_at IS NULL AND f.dead_at IS NULL
+				AND (f.error_count > 0 OR (f.problem_at > $2 AND f.problem_at <= $3)))
+			OR (f.gone_at > $2 AND f.gone_at <= $3) OR (f.dead_at > $2 AND f.dead_at <= $3))
+		ORDER BY f.url`, user, orEpoch(since), now)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Problem
+	var p domain.Problem
+	var at, problemSince, firstError, gone, dead, success time.Time
+	var errCount int
+	_, err = pgx.ForEachRow(rows, []any{&p.FeedURL, &p.Reason, timeOf{&at}, timeOf{&problemSince}, timeOf{&firstError},
+		&errCount, timeOf{&gone}, timeOf{&dead}, timeOf{&success}}, func() error {
+		p.Until = time.Time{}
+		switch {
+		case !gone.IsZero():
+			p.State = domain.ProblemGone
+		case !dead.IsZero():
+			p.State = domain.ProblemDead
+		case errCount > 0:
+			p.State = domain.ProblemFailing
+		default:
+			p.State, p.Until = domain.ProblemRecovered, success
+		}
+		// Since when: the first error of the run, else (a 410 at once)
+		// when it went wrong.
+		p.Since = time.Time{}
+		for _, t := range []time.Time{problemSince, firstError, gone, dead, at} {
+			if !t.IsZero() {
+				p.Since = t
+				break
+			}
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// DigestListing returns what a digest lists (see store.Reader): at most
+// perFeed of each feed's newest entries, and how many more per feed URL.
+// An entry with fragments comes without its raw texts, which only serve
+// to make fragments.
+func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
+}
+
+// DigestFeedListing is DigestListing of the feed feedURL alone (see
+// store.Reader): a page reads each feed's section as it writes it.
+func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
+	if feedURL == "" {
+		return nil, nil
+	}
+	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
+	return entries, err
+}
+
+// DigestTitles is DigestListing without texts, HTML, excerpts or links
+// (see store.Reader).
+func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
+	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
+}
+
+// The columns of a listing after the entry's own: the texts of an entry
+// without fragments, and the fragments; or, for titles only, no
+// fragments but the display title.
+const (
+	textsUnlessShown = `CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN COALESCE(t.content, '') ELSE '' END,
+		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN COALESCE(t.summary, '') ELSE '' END,
+		COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, '')`
+	listingColumns = textsUnlessShown + `, COALESCE(t.shown_html, ''), COALESCE(t.shown_excerpt, ''),
+		COALESCE(t.shown_links, '{}'), COALESCE(t.shown_whole, false)`
+	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
+)
+
+// digestListing lists a digest's entries with columns: of every feed, or
+// of the feed feedURL alone.
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
+		e.first_seen, e.enclosures, r.total, `+columns+` FROM (
+			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
+			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2
+				AND ($4 = '' OR e.feed_id IN (SELECT id FROM feeds WHERE url = $4))
+		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
+		LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, user, date, perFeed, feedURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
+	}
+	var out []domain.Entry
+	more := map[string]int{}
+	var e domain.Entry
+	var total int
+	var enclosures []byte
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author,
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &enclosures, &total, &e.Content, &e.Summary,
+		&e.Fragments.Rules, &e.Fragments.Title, &e.Fragments.HTML, &e.Fragments.Excerpt, &e.Fragments.Links,
+		&e.Fragments.Whole}, func() error {
+		entry := e
+		var err error
+		if entry.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		entry.Fragments = shownOrNone(entry.Fragments)
+		entry.Fragments.Links = slices.Clone(entry.Fragments.Links)
+		if perFeed > 0 && total > perFeed {
+			more[e.FeedURL] = total - perFeed
+		}
+		out = append(out, entry)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("digest entries: %w", err)
+	}
+	return out, more, nil
+}
+
+// shownOrNone is f as read: none at all when no rules made it (rules 0),
+// and no links rather than an empty list.
+func shownOrNone(f domain.Fragments) domain.Fragments {
+	if f.Rules == 0 {
+		return domain.Fragments{}
+	}
+	if len(f.Links) == 0 {
+		f.Links = nil
+	}
+	return f
+}
+
+// StaleFragments lists entries with texts whose fragments were not made
+// by rules (see store.Store). Two ranges rather than "<>", which the
+// index on fragment_rules serves: a pass asks every hour, and nearly
+// always none is stale.
+func (s *Store) StaleFragments(ctx context.Context, rules int, afterID int64, limit int) ([]domain.Entry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
+		e.first_seen, e.enclosures, t.content, t.summary
+		FROM entry_texts t JOIN entries e ON e.id = t.entry_id JOIN feeds f ON f.id = e.feed_id
+		WHERE (t.fragment_rules < $1 OR t.fragment_rules > $1) AND t.entry_id > $2
+		ORDER BY t.entry_id LIMIT $3`, rules, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	var out []domain.Entry
+	var e domain.Entry
+	var enclosures []byte
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author,
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &enclosures, &e.Content, &e.Summary}, func() error {
+		entry := e
+		var err error
+		if entry.Enclosures, err = decodeEnclosures(enclosures); err != nil {
+			return fmt.Errorf("entry %s: %w", e.Key, err)
+		}
+		out = append(out, entry)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("entries to show anew: %w", err)
+	}
+	return out, nil
+}
+
+// SaveFragments stores the fragments of entries as StaleFragments gave
+// them (see store.Store), in one transaction. Their texts stay as they
+// are; fragments a poll of another run stored meanwhile, under the same
+// rules and from fresher texts, are not replaced.
+func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for _, e := range entries {
+		f := e.Fragments
+		batch.Queue(`UPDATE entry_texts SET fragment_rules = $2, shown_title = $3, shown_html = $4, shown_excerpt = $5,
+			shown_links = $6, shown_whole = $7 WHERE entry_id = $1 AND fragment_rules <> $2`,
+			e.ID, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole)
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("store how entries are shown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"feeddigest/domain"
+	"feeddigest/store"
+)
+
+// pollTx is a store.PollTx: one PostgreSQL transaction.
+type pollTx struct {
+	tx     pgx.Tx
+	feedID int64
+	// afterUpdate runs in the transaction once the feed record is written
+	// (a shared pass marks the feed done there); nil: nothing.
+	afterUpdate func(context.Context, pgx.Tx) error
+}
+
+// BeginPoll starts saving a poll of the feed (see store.PollTx).
+func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
+	}
+	return &pollTx{tx: tx, feedID: feedID}, nil
+}
+
+// upsertEntry stores one entry: new ones first seen at now, known ones
+// refreshed (keeping their first-seen time); inserted says which. Its
+// texts and fragments are written beside it.
+const upsertEntry = `WITH e AS (
+		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
+		ON CONFLICT (feed_id, key) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
+			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures
+		RETURNING id, xmax = 0 AS inserted
+	), t AS (
+		INSERT INTO entry_texts (entry_id, content, summary, fragment_rules, shown_title, shown_html,
+			shown_excerpt, shown_links, shown_whole)
+		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16 FROM e
+		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary,
+			fragment_rules = EXCLUDED.fragment_rules, shown_title = EXCLUDED.shown_title,
+			shown_html = EXCLUDED.shown_html, shown_excerpt = EXCLUDED.shown_excerpt,
+			shown_links = EXCLUDED.shown_links, shown_whole = EXCLUDED.shown_whole
+	)
+	SELECT inserted FROM e`
+
+// SaveEntries stores entries of the feed first seen at now, with their
+// fragments, and says what it found, in one round trip for the whole
+// body.
+func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+	var st store.SaveStats
+	if len(entries) == 0 {
+		return st, nil
+	}
+	batch := &pgx.Batch{}
+	for _, e := range entries {
+		enclosures, err := encodeEnclosures(e.Enclosures)
+		if err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
+		}
+		f := e.Fragments
+		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary,
+			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole).
+			QueryRow(func(row pgx.Row) error {
+				var inserted bool
+				if err := row.Scan(&inserted); err != nil {
+					return fmt.Errorf("store entry %q: %w", e.Key, err)
+				}
+				if inserted {
+					st.New++
+				} else {
+					st.Known++
+				}
+				return nil
+			})
+	}
+	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return st, nil
+}
+
+// linksOf is the shown_links value of f: never NULL.
+func linksOf(f domain.Fragments) []string {
+	if f.Links == nil {
+		return []string{}
+	}
+	return f.Links
+}
+
+// UpdateFeed writes the feed record after the poll and clears its
+// attempt mark.
+func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
+	if f.ID != t.feedID {
+		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
+	}
+	if _, err := t.tx.Exec(ctx, "DELETE FROM poll_attempts WHERE feed_id = $1", t.feedID); err != nil {
+		return fmt.Errorf("save poll of feed %d: clear the poll mark: %w", t.feedID, err)
+	}
+	if err := updateFeed(ctx, t.tx, f); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	if t.afterUpdate != nil {
+		if err := t.afterUpdate(ctx, t.tx); err != nil {
+			return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+		}
+	}
+	return nil
+}
+
+// Commit makes the poll's save durable.
+func (t *pollTx) Commit() error {
+	if err := t.tx.Commit(context.Background()); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+// Rollback undoes the save unless it was committed.
+func (t *pollTx) Rollback() error {
+	if err := t.tx.Rollback(context.Background()); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+func updateFeed(ctx context.Context, tx pgx.Tx, f domain.Feed) error {
+	tag, err := tx.Exec(ctx, `UPDATE feeds SET effective_url = $1, pending_url = $2, title = $3,
+		site_url = $4, etag = $5, last_modified = $6, body_hash = $7, last_poll = $8, last_success = $9,
+		last_status = $10, last_error = $11, next_poll = $12, reason = $13, error_count = $14, first_error = $15,
+		retry_pending = $16, gone_at = $17, dead_at = $18, moved_at = $19, moved_from = $20, origin_flag_at = $21,
+		answers_304 = $22, refuses_head = $23, ignores_conditional = $24, ttl_seconds = $25, overflow_gap_seconds = $26,
+		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30, problem = $31, problem_at = $32,
+		problem_since = $33, language = $34 WHERE id = $35`,
+		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
+		at(f.LastPoll), at(f.LastSuccess), f.LastStatus, f.LastError, at(f.NextPoll), f.Reason,
+		f.ErrorCount, at(f.FirstError), f.RetryPending, at(f.GoneAt), at(f.DeadAt),
+		at(f.MovedAt), f.MovedFrom, at(f.OriginFlagAt), f.Answers304, f.RefusesHEAD,
+		f.IgnoresConditional, int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
+		at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, at(f.ProblemAt),
+		at(f.ProblemSince), f.Language, f.ID)
+	if err != nil {
+		return fmt.Errorf("update feed record: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
+	}
+	return nil
+}
+
+// stillNeeded holds for the entries e that a digest not yet rendered, or
+// not yet sent, still has to show.
+const stillNeeded = `EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user_name = de.user_name AND d.date = de.date
+	WHERE de.entry_id = e.id AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_started IS NULL)))`
+
+// Prune deletes entries first seen before cutoff, and with them their
+// digests' links, except those a digest still waits to render or send.
+func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM entries e WHERE e.first_seen < $1 AND NOT `+stillNeeded, at(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("prune entries: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// DropTexts forgets the full texts of entries first seen before cutoff,
+// keeping what identifies them (so they are never shown again) and their
+// titles, except those a digest still waits to render or send.
+func (s *Store) DropTexts(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM entry_texts t USING entries e
+		WHERE e.id = t.entry_id AND e.first_seen < $1 AND NOT `+stillNeeded, at(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("drop old entry texts: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Compact does nothing: PostgreSQL's autovacuum gives the space of
+// deleted rows back for reuse on its own.
+func (s *Store) Compact(context.Context) error { return nil }
+
+// Poll marks (see store.Store.BeginAttempt) are rows of poll_attempts,
+// one per feed, deleted in the transaction that saves the poll.
+
+// BeginAttempt records, committed at once, that a poll of the feed is
+// about to read its body.
+func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO poll_attempts (feed_id, started, worker) VALUES ($1, $2, $3)
+		ON CONFLICT (feed_id) DO UPDATE SET started = EXCLUDED.started, worker = EXCLUDED.worker`, feedID, at(now), s.worker)
+	if err != nil {
+		return fmt.Errorf("record the poll of feed %d: %w", feedID, err)
+	}
+	return nil
+}
+
+// UnfinishedAttempts returns the polls started by a run that died before
+// saving them, by feed URL: the marks of runs that are not alive (see
+// passes.go); those of runs still at work are theirs.
+func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+`, a.started
+		FROM feeds JOIN poll_attempts a ON a.feed_id = feeds.id WHERE NOT `+aliveOwner("a.worker")+` ORDER BY url`)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Attempt, error) {
+		var a store.Attempt
+		var err error
+		a.Feed, err = scanFeed(row, timeOf{&a.Started})
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list unfinished polls: %w", err)
+	}
+	return out, nil
+}
+
+// DropAttempts forgets the marks of this run and of runs that are not
+// alive: for a pass that stopped polling on purpose (interrupted), whose
+// unfinished polls did not fail. Those of runs still at work stay.
+func (s *Store) DropAttempts(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM poll_attempts a WHERE a.worker = $1 OR NOT `+aliveOwner("a.worker"), s.worker); err != nil {
+		return fmt.Errorf("forget unfinished polls: %w", err)
+	}
+	return nil
+}

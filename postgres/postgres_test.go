@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"feeddigest/internal/pgtest"
+	"feeddigest/store"
+	"feeddigest/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+var ctx = context.Background()
+
+func open(t *testing.T, url string) *Store {
+	t.Helper()
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestContract runs the store contract's behaviour tests against a real
+// PostgreSQL server, a fresh database each.
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) (store.Store, func(*testing.T) store.Store) {
+		url := pgtest.NewDatabase(t)
+		reopen := func(t *testing.T) store.Store { return open(t, url) }
+		return reopen(t), reopen
+	})
+}
+
+// Runs share a PostgreSQL state: a second one opens it beside the first
+// (they share passes instead of excluding each other; see passes_test.go),
+// and so does a reader.
+func TestRunsOpenTheStateTogether(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s := open(t, url)
+	other, err := Open(ctx, url)
+	if err != nil {
+		t.Fatalf("second open: %v", err)
+	}
+	other.Close()
+	r, err := OpenReader(ctx, url)
+	if err != nil {
+		t.Fatalf("reader beside a run: %v", err)
+	}
+	r.Close()
+	if _, err := s.Feeds(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Processes starting at once migrate the schema once, and all of them
+// open it.
+func TestConcurrentFirstOpensMigrateOnce(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := connect(ctx, url)
+			if err == nil {
+				err = s.migrate(ctx)
+				s.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	r, err := OpenReader(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, err := r.schemaVersion(ctx); v != schemaVersion || err != nil {
+		t.Errorf("schema %d (%v), want %d", v, err, schemaVersion)
+	}
+}
+
+// A database holding something else is refused, and left as it was.
+func TestForeignDatabaseIsRefused(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TABLE invoices (id int)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(ctx, url)
+	if !errors.Is(err, store.ErrNotState) || !strings.Contains(err.Error(), "1 tables") {
+		t.Fatalf("open of a foreign database: %v, want ErrNotState naming its tables", err)
+	}
+	var tables int
+	conn.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&tables)
+	if tables != 1 {
+		t.Errorf("the foreign database now has %d tables", tables)
+	}
+}
+
+// status before the first run: an empty database is "no state yet", as
+// a missing SQLite file.
+func TestReaderOfAnEmptyDatabase(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	_, err := OpenReader(ctx, url)
+	if !errors.Is(err, store.ErrNoState) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "no feeddigest state in") {
+		t.Fatalf("reader of an empty database: %v", err)
+	}
+}
+
+// A server that cannot be reached is named in the error, without the
+// password of the environment.
+func TestUnreachableServerIsNamed(t *testing.T) {
+	t.Setenv("PGPASSWORD", "sekrit")
+	_, err := Open(ctx, "postgres://feeds@127.0.0.1:1/digest?sslmode=disable&connect_timeout=2")
+	if err == nil || !strings.Contains(err.Error(), `"digest" on 127.0.0.1:1`) || strings.Contains(err.Error(), "sekrit") {
+		t.Fatalf("unreachable server: %v", err)
+	}
+}
+
+func TestIsURL(t *testing.T) {
+	for state, want := range map[string]bool{
+		"postgres://db/x": true, "postgresql://db/x": true, "POSTGRES://db/x": true,
+		"state.db": false, "/var/lib/feeddigest/state.db": false, "postgres.db": false,
+	} {
+		if IsURL(state) != want {
+			t.Errorf("IsURL(%q) = %v", state, !want)
+		}
+	}
+}
