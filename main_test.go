@@ -147,8 +147,8 @@ func TestDemo(t *testing.T) {
 		{"site/ada/2026-11-20.html", `lang="ar"`},
 		{"site/ada/2026-11-20.html", "Slow Radio"},
 		{"site/ada/2026-11-21.html", "/missing.xml</strong>: not found (404)"},
-		// Kenji is weekly: his first digest is dated the Monday before.
-		{"site/kenji/2026-11-16.html", "Digest for Monday 16 November 2026"},
+		// Kenji is weekly: his first digest is named by its week, from the Monday before.
+		{"site/kenji/2026-11-16.html", "Digest for the week of Monday 16 November 2026"},
 	} {
 		b, err := os.ReadFile(filepath.Join(out, want.file))
 		if err != nil || !strings.Contains(string(b), want.text) {

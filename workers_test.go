@@ -21,7 +21,8 @@ import (
 // loopbackFarm serves RSS feeds from many loopback hosts (127.0.1.1,
 // 127.0.1.2, ...: each a host of its own to the per-host limits), each
 // answer after a delay, and records per pass how often each feed was
-// asked for and the most requests any host had in flight at once.
+// asked for and the most requests any host had in flight at once. An
+// entry is dated with the pass it was posted in, as a real feed dates it.
 type loopbackFarm struct {
 	mu       sync.Mutex
 	pass     string
@@ -29,6 +30,7 @@ type loopbackFarm struct {
 	inFlight map[string]int            // host -> requests being answered
 	peak     map[string]int            // host -> most in flight at once
 	posts    map[string][]string       // feed URL -> entry ids, oldest first
+	dated    map[string]string         // entry id -> its date, the pass it was posted in
 	delay    time.Duration
 	hosts    []string // base URLs, http://127.0.x.y:port
 	servers  []*http.Server
@@ -38,7 +40,7 @@ type loopbackFarm struct {
 // machine's loopback is not 127.0.0.0/8 (all of it loopback on Linux).
 func newLoopbackFarm(t testing.TB, hosts int, delay time.Duration) *loopbackFarm {
 	f := &loopbackFarm{gets: map[string]map[string]int{}, inFlight: map[string]int{}, peak: map[string]int{},
-		posts: map[string][]string{}, delay: delay}
+		posts: map[string][]string{}, dated: map[string]string{}, delay: delay}
 	for i := range hosts {
 		ip := fmt.Sprintf("127.0.%d.%d", 1+i/250, 1+i%250)
 		l, err := net.Listen("tcp", ip+":0")
@@ -71,6 +73,7 @@ func (f *loopbackFarm) post(url, id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.posts[url] = append(f.posts[url], id)
+	f.dated[id] = f.pass
 }
 
 func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +85,10 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.inFlight[r.Host]++
 	f.peak[r.Host] = max(f.peak[r.Host], f.inFlight[r.Host])
 	ids := append([]string(nil), f.posts[url]...)
+	dates := make([]string, len(ids))
+	for i, id := range ids {
+		dates[i] = f.dated[id]
+	}
 	delay := f.delay
 	f.mu.Unlock()
 	defer func() {
@@ -103,7 +110,11 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
 	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s</description></item>`, ids[i])
+		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s</description>`, ids[i])
+		if when, err := time.Parse(time.RFC3339, dates[i]); err == nil {
+			fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, when.Format(time.RFC1123Z))
+		}
+		b.WriteString(`</item>`)
 	}
 	b.WriteString(`</channel></rss>`)
 	fmt.Fprint(w, b.String())

@@ -2,11 +2,8 @@ package mail_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"flag"
 	"fmt"
 	netmail "net/mail"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,56 +11,33 @@ import (
 	_ "time/tzdata" // Europe/London on machines without a zone database
 
 	"feeddigest/domain"
+	"feeddigest/internal/golden"
 	"feeddigest/internal/smtptest"
 	"feeddigest/mail"
 	"feeddigest/render"
 )
 
-var update = flag.Bool("update", false, "rewrite the email golden files in testdata/render")
-
 // loadDigest reads the digest testdata/render/<name>.json, which render's
 // tests share.
 func loadDigest(t testing.TB, name string) render.Digest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "render", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d struct {
 		render.Digest
 		Zone string // the user's time zone, by name
 	}
-	// Strict: a misspelt key (the notices' are snake_case) would
-	// otherwise drop its value without a word.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
-		t.Fatalf("%s.json: %v", name, err)
-	}
+	golden.Decode(t, filepath.Join("..", "testdata", "render", name+".json"), &d)
+	var err error
 	if d.Location, err = time.LoadLocation(d.Zone); err != nil {
 		t.Fatal(err)
 	}
 	return d.Digest
 }
 
-// golden compares got with testdata/render/<name>.golden, or rewrites the
-// file under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenCheck compares got with testdata/render/<name>.golden (rewritten
+// under -update).
+func goldenCheck(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "render", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./mail/ -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s; run go test ./mail/ -update and review the diff\n--- got:\n%s", name, path, got)
-	}
+	golden.Check(t, filepath.Join("..", "testdata", "render", name+".golden"), got)
 }
 
 // buildEmail is the digest email of d as sent.
@@ -87,11 +61,11 @@ func buildEmail(t *testing.T, d render.Digest, from, siteURL string) []byte {
 // TestGoldenEmail composes the email of the digest the page's golden file
 // shows: folders, a feed in Arabic, a feed that could not be read.
 func TestGoldenEmail(t *testing.T) {
-	golden(t, "email.eml", buildEmail(t, loadDigest(t, "digest-full"), "Digest <digest@example.org>", "https://example.org/digest/"))
+	goldenCheck(t, "email.eml", buildEmail(t, loadDigest(t, "digest-full"), "Digest <digest@example.org>", "https://example.org/digest/"))
 }
 
 func TestGoldenEmailEmptyDay(t *testing.T) {
-	golden(t, "email-empty.eml", buildEmail(t, loadDigest(t, "digest-empty"), "digest@example.org", ""))
+	goldenCheck(t, "email-empty.eml", buildEmail(t, loadDigest(t, "digest-empty"), "digest@example.org", ""))
 }
 
 func TestComposedHeaders(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,9 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"feeddigest/internal/golden"
+)
 
 func parseFile(t *testing.T, name string) []Outline {
 	t.Helper()
@@ -201,19 +200,7 @@ func TestWriteGolden(t *testing.T) {
 	if err := Write(&b, `Ada's feeds <& friends>`, created, sample); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "write.golden.opml")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./opml -update to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("Write differs from %s:\n%s", golden, b.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "write.golden.opml"), b.Bytes())
 }
 
 func TestWriteThenParse(t *testing.T) {

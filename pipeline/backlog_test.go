@@ -118,3 +118,32 @@ func TestBacklogOfAFeedThatFailedAtFirst(t *testing.T) {
 		t.Errorf("digest sizes %v, want 5 (a), 5 (b, once it answered), 0", sizes)
 	}
 }
+
+// A feed down when the user subscribed, that publishes while it is down,
+// loses none of it: what is dated after the subscription is news, all of
+// it shown when the feed answers again, however many; only the older
+// backlog is cut (here to nothing, the news filling the five).
+func TestFeedDownAtFirstKeepsWhatItPublishedMeanwhile(t *testing.T) {
+	pub := feedtest.Start(t)
+	tenEntries(pub, "/a")
+	tenEntries(pub, "/b")
+	pub.Respond("/b", feedtest.Response{Status: http.StatusServiceUnavailable})
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a", pub.URL+"/b"), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	for i := 1; i <= 7; i++ {
+		pub.Add("/b", entry(fmt.Sprintf("bnew-%d", i), fmt.Sprintf("2026-11-21T13:%02d:00Z", 5*i)))
+	}
+	pub.Respond("/b", feedtest.Response{Status: 0})
+	runAt(t, cfg, "2026-11-21T18:00:00Z") // the retry
+	runAt(t, cfg, "2026-11-22T00:05:00Z")
+	runAt(t, cfg, "2026-11-23T00:05:00Z")
+	got := delivered(t, cfg, "ada")
+	for i := 1; i <= 10; i++ {
+		if id, want := fmt.Sprintf("b-%d", i), 0; got[id] != want {
+			t.Errorf("%s, of the backlog, in %d digests, want %d", id, got[id], want)
+		}
+		if id := fmt.Sprintf("bnew-%d", i); i <= 7 && got[id] != 1 {
+			t.Errorf("%s, published while the feed was down, in %d digests, want 1", id, got[id])
+		}
+	}
+}

@@ -169,6 +169,13 @@ func (w *worker) loop(ctx context.Context) error {
 		if err := w.do(ctx, work); err != nil {
 			// Given back, for another run (or this one's next claim).
 			releaseErr := co.ReleaseWork(context.WithoutCancel(ctx), work)
+			if errors.Is(err, store.ErrClaimLost) && releaseErr == nil && ctx.Err() == nil {
+				// This run was too slow to renew its lease (a loaded
+				// machine, a long pause): another run has the work, and
+				// this one claims on.
+				p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "error", err)
+				continue
+			}
 			return errors.Join(err, releaseErr)
 		}
 		err = co.FinishWork(ctx, work)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"feeddigest/config"
 	"feeddigest/internal/pgtest"
 )
@@ -214,4 +216,64 @@ func TestRunsShareAPass(t *testing.T) {
 		}
 	}
 	t.Logf("%d passes, %d of them polled by more than one run", hours, shared)
+}
+
+// A run too slow to renew its lease (a loaded machine, a long pause) finds
+// its host taken over when it saves: it leaves the host to the run that
+// took it and claims on, and both runs end well; the feed is saved once.
+func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	farm := newHostFarm(t, 1, 1500*time.Millisecond)
+	feeds := []string{farm.url(0, "/feed0"), farm.url(0, "/feed1")}
+	for _, f := range feeds {
+		farm.post(f, "p-"+f[len(f)-1:])
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	text := fmt.Sprintf("state = %q\n[fetch]\nallow_private_networks = true\nconcurrency = 1\nper_host = 1\nhost_rate = 50.0\n", db) +
+		fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%q, %q]\n", feeds[0], feeds[1])
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := at("2026-11-21T00:05:00Z")
+	farm.startPass(now.Format(time.RFC3339))
+	// A long lease, renewed every 10 s: the test ends it by hand.
+	opts := Options{Now: now, Lease: 30 * time.Second}
+	errA := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), cfg, opts)
+		errA <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		farm.mu.Lock()
+		polling := farm.inFlight[farm.servers[0].Listener.Addr().String()] > 0
+		farm.mu.Unlock()
+		if polling {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never polled")
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "UPDATE workers SET alive_until = clock_timestamp() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, opts); err != nil {
+		t.Errorf("the run that took the host over: %v", err)
+	}
+	if err := <-errA; err != nil {
+		t.Errorf("the run whose lease lapsed: %v", err)
+	}
+	if got := delivered(t, cfg, "ada"); got["p-0"] != 1 || got["p-1"] != 1 {
+		t.Errorf("delivered %v, want p-0 and p-1 once each", got)
+	}
 }

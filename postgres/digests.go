@@ -256,24 +256,35 @@ func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time
 	return ids, nil
 }
 
-// introduce picks the newest entries of a feed new to user's digests and
-// withholds the rest from the user.
+// introduce brings a feed new to user's digests: its entries that are
+// news to the user and the newest of its backlog (store.Introduce); the
+// rest of the backlog is withheld from the user for good.
 func introduce(ctx context.Context, tx pgx.Tx, user string, feedID int64, now time.Time) ([]int64, error) {
-	const candidates = ` FROM entries e WHERE e.feed_id = $2 AND e.first_seen <= $3 AND ` + notGivenTo +
-		` ORDER BY ` + newestFirst
-	ids, err := queryIDs(ctx, tx, "SELECT e.id"+candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
+	rows, _ := tx.Query(ctx, `SELECT e.id, COALESCE(e.first_seen > s.added_at
+			AND (e.first_seen > f.first_read OR (e.published >= s.added_at AND e.published <= e.first_seen)), false)
+		FROM entries e JOIN subscriptions s ON s.user_name = $1 AND s.feed_id = e.feed_id,
+			(SELECT min(first_seen) AS first_read FROM entries WHERE feed_id = $2) f
+		WHERE e.feed_id = $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY `+newestFirst, user, feedID, now)
+	offered, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Newcomer, error) {
+		var n store.Newcomer
+		err := row.Scan(&n.ID, &n.News)
+		return n, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, e.id"+candidates+
-		fmt.Sprintf(" OFFSET %d", store.FirstDigestLimit), user, feedID, now); err != nil {
-		return nil, fmt.Errorf("withhold older entries: %w", err)
+	shown, withheld := store.Introduce(offered)
+	if len(withheld) > 0 {
+		if _, err := tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, unnest($2::bigint[])",
+			user, withheld); err != nil {
+			return nil, fmt.Errorf("withhold older entries: %w", err)
+		}
 	}
 	if _, err := tx.Exec(ctx, "UPDATE subscriptions SET introduced_at = $1 WHERE user_name = $2 AND feed_id = $3",
 		now, user, feedID); err != nil {
 		return nil, err
 	}
-	return ids, nil
+	return shown, nil
 }
 
 func queryIDs(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {

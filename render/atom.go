@@ -141,7 +141,7 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: digest of %q: bad date %q: %w", d.User, d.Date, err)
 	}
-	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: "Digest for " + day.Format(dayLayout)}
+	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: digestTitle(d, day)}
 	for _, g := range inFolderOrder(d.Groups) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {

@@ -34,18 +34,18 @@ func TestGoldenFromStoredFragments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "digest", page)
+	goldenCheck(t, "digest", page)
 	archive := []DigestRef{{Date: "2020-11-20", Entries: 1}, {Date: "2020-11-22", Entries: 3}, {Date: "2020-11-21", Entries: 0}}
 	index, err := IndexPage("ada", &d, archive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "index", index)
+	goldenCheck(t, "index", index)
 	atom, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), d}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "feed.xml", atom)
+	goldenCheck(t, "feed.xml", atom)
 
 	fromTexts := buildEmail(t, goldenDigest(t), "https://example.org/digest/")
 	fromFragments := buildEmail(t, d, "https://example.org/digest/")
@@ -117,14 +117,14 @@ func TestIndexFromWrittenPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "digest", page.Bytes())
+	goldenCheck(t, "digest", page.Bytes())
 	archive := []DigestRef{{Date: "2020-11-20", Entries: 1}, {Date: "2020-11-22", Entries: 3}, {Date: "2020-11-21", Entries: 0}}
 	var index bytes.Buffer
 	section := bytes.NewReader(page.Bytes()[body.Offset:])
 	if err := WriteIndexPage(&index, "ada", body, section, archive); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "index", index.Bytes())
+	goldenCheck(t, "index", index.Bytes())
 	if err := WriteIndexPage(&index, "ada", body, bytes.NewReader(nil), archive); err == nil {
 		t.Error("a page cut short gives no error")
 	}

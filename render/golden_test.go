@@ -1,35 +1,19 @@
 package render
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
+
+	"feeddigest/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
-
-// golden compares got with testdata/render/<name>.golden, or rewrites the
-// file under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenCheck compares got with testdata/render/<name>.golden (rewritten
+// under -update).
+func goldenCheck(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "render", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./render/ -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s; run go test ./render/ -update and review the diff\n--- got:\n%s", name, path, got)
-	}
+	golden.Check(t, filepath.Join("..", "testdata", "render", name+".golden"), got)
 }
 
 func london(t testing.TB) *time.Location {
@@ -96,7 +80,7 @@ func TestGoldenDigestPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "digest", got)
+	goldenCheck(t, "digest", got)
 }
 
 func TestGoldenEmptyDay(t *testing.T) {
@@ -106,7 +90,7 @@ func TestGoldenEmptyDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "empty", got)
+	goldenCheck(t, "empty", got)
 }
 
 func TestGoldenIndex(t *testing.T) {
@@ -120,7 +104,7 @@ func TestGoldenIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "index", got)
+	goldenCheck(t, "index", got)
 }
 
 func TestGoldenIndexWithoutDigest(t *testing.T) {
@@ -128,7 +112,7 @@ func TestGoldenIndexWithoutDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "index-empty", got)
+	goldenCheck(t, "index-empty", got)
 }
 
 func TestGoldenStatus(t *testing.T) {
@@ -136,7 +120,7 @@ func TestGoldenStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "status", got)
+	goldenCheck(t, "status", got)
 }
 
 func TestGoldenAtom(t *testing.T) {
@@ -144,5 +128,5 @@ func TestGoldenAtom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "feed.xml", got)
+	goldenCheck(t, "feed.xml", got)
 }

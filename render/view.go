@@ -211,6 +211,15 @@ type noticeView struct {
 	FeedName, Text, NewURL, Detail string
 }
 
+// digestTitle heads a digest's page and its Atom entry; a weekly user's
+// digest is named by the first day of its week.
+func digestTitle(d Digest, day time.Time) string {
+	if d.Weekly {
+		return "Digest for the week of " + day.Format(dayLayout)
+	}
+	return "Digest for " + day.Format(dayLayout)
+}
+
 // newDigestView sanitises and shapes a digest once, so the page, the index
 // and the email all show the same thing.
 func newDigestView(d Digest) (*digestView, error) {
@@ -221,7 +230,7 @@ func newDigestView(d Digest) (*digestView, error) {
 	loc := zone(d)
 	v := &digestView{
 		User: d.User, Date: d.Date, Day: day,
-		Title: "Digest for " + day.Format(dayLayout),
+		Title: digestTitle(d, day),
 		// Trusted: rendered by us from the config's Markdown. Its headings
 		// go below the page's h1, beside the feeds' h2.
 		Intro:     template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"feeddigest/domain"
@@ -217,11 +216,13 @@ const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = 
 // previous digest was built at since (0: none). A feed the user already
 // has brings the entries first seen since then. A feed not yet introduced
 // (the user's first digest, a feed newly added, or one that could not be
-// read until now) brings its store.FirstDigestLimit newest entries, and the
-// others are withheld for good: they were first seen before this digest,
-// so a window on first_seen would offer them again next time. A feed not
-// yet read at all stays unintroduced, so that its backlog, when it comes,
-// is cut the same way. All of it is written in the caller's transaction.
+// read until now) brings what store.Introduce picks: what it published
+// since the user subscribed, and the newest of its backlog up to
+// store.FirstDigestLimit; the rest of the backlog is withheld for good: it
+// was first seen before this digest, so a window on first_seen would offer
+// it again next time. A feed not yet read at all stays unintroduced, so
+// that its backlog, when it comes, is cut the same way. All of it is
+// written in the caller's transaction.
 func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT s.feed_id, s.introduced_at != 0,
 		f.last_success != 0 OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
@@ -270,25 +271,43 @@ func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int
 	return ids, nil
 }
 
-// introduce picks the newest entries of a feed new to user's digests and
-// withholds the rest from the user.
+// introduce brings a feed new to user's digests: its entries that are
+// news to the user and the newest of its backlog (store.Introduce); the
+// rest of the backlog is withheld from the user for good.
 func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) ([]int64, error) {
-	const candidates = `SELECT e.id FROM entries e WHERE e.feed_id = ?2 AND e.first_seen <= ?3 AND ` +
-		notGivenTo + ` ORDER BY ` + newestFirst
-	ids, err := queryIDs(ctx, tx, candidates+fmt.Sprintf(" LIMIT %d", store.FirstDigestLimit), user, feedID, now)
+	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.first_seen > s.added_at
+			AND (e.first_seen > f.first_read OR (e.published >= s.added_at AND e.published <= e.first_seen))
+		FROM entries e JOIN subscriptions s ON s.user = ?1 AND s.feed_id = e.feed_id,
+			(SELECT MIN(first_seen) AS first_read FROM entries WHERE feed_id = ?2) f
+		WHERE e.feed_id = ?2 AND e.first_seen <= ?3 AND `+notGivenTo+` ORDER BY `+newestFirst, user, feedID, now)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO withheld_entries (user, entry_id) `+
-		strings.Replace(candidates, "SELECT e.id", "SELECT ?1, e.id", 1)+fmt.Sprintf(" LIMIT -1 OFFSET %d", store.FirstDigestLimit),
-		user, feedID, now); err != nil {
-		return nil, fmt.Errorf("withhold older entries: %w", err)
+	defer rows.Close()
+	var offered []store.Newcomer
+	for rows.Next() {
+		var n store.Newcomer
+		if err := rows.Scan(&n.ID, &n.News); err != nil {
+			return nil, err
+		}
+		offered = append(offered, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	shown, withheld := store.Introduce(offered)
+	if len(withheld) > 0 {
+		ids, _ := json.Marshal(withheld)
+		if _, err := tx.ExecContext(ctx, "INSERT INTO withheld_entries (user, entry_id) SELECT ?, value FROM json_each(?)",
+			user, string(ids)); err != nil {
+			return nil, fmt.Errorf("withhold older entries: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE subscriptions SET introduced_at = ? WHERE user = ? AND feed_id = ?",
 		now, user, feedID); err != nil {
 		return nil, err
 	}
-	return ids, nil
+	return shown, nil
 }
 
 func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {

@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SubscriptionsFollowTheConfig", testSubscriptionsFollowTheConfig},
 		{"DigestWindowsNeverRepeat", testDigestWindowsNeverRepeat},
 		{"FirstDigestWithholdsTheOlderEntries", testFirstDigestWithholdsTheOlderEntries},
+		{"IntroductionKeepsWhatCameSinceSubscribing", testIntroductionKeepsWhatCameSinceSubscribing},
 		{"DigestListingCapsEachFeed", testDigestListingCapsEachFeed},
 		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
@@ -411,6 +412,64 @@ func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
 	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
 	if d3.EntryCount != 0 {
 		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
+	}
+}
+
+// A feed that could not be read when the user subscribed (down, or its
+// poll cut short by a killed run) is introduced later, when it is read:
+// what it published after the user subscribed is all shown, whether the
+// state first saw it after the feed's first read or it is dated after the
+// subscription; only the rest, the backlog, is cut to the newest few.
+func testIntroductionKeepsWhatCameSinceSubscribing(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	a, b, c := "https://a.example/feed", "https://b.example/feed", "https://c.example/feed"
+	feeds := subscribe(t, s, map[string][]string{"ada": {a, b, c}}, t0)
+	save(t, s, feeds[a], t0, "id:a0")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	// b, undated: a first read of 3 (the backlog: nobody can tell), then 7
+	// more first seen after it.
+	save(t, s, feeds[b], t0.Add(5*time.Hour), "id:b1", "id:b2", "id:b3")
+	save(t, s, feeds[b], t0.Add(19*time.Hour), "id:b4", "id:b5", "id:b6", "id:b7", "id:b8", "id:b9", "id:b10")
+	// c, dated: a first read holding 6 entries dated after the
+	// subscription, 2 before it, and one dated after it was seen (a
+	// publisher's clock: no proof of anything).
+	var entries []domain.Entry
+	var want []string
+	for i := range 6 {
+		k := fmt.Sprintf("id:c-new%d", i)
+		want = append(want, k)
+		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k,
+			Published: t0.Add(time.Duration(i+1) * 30 * time.Minute)})
+	}
+	for k, when := range map[string]time.Time{"id:c-old1": t0.Add(-24 * time.Hour), "id:c-old2": t0.Add(-48 * time.Hour),
+		"id:c-future": t0.Add(100 * time.Hour)} {
+		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://x.example/" + k, Published: when})
+	}
+	if _, err := savePoll(s, feeds[c], entries, t0.Add(5*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(24*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	// The news, more than the five a backlog may show, and so none of the
+	// backlog.
+	got := digestKeys(t, s, "ada", "2026-11-21")
+	want = append(want, "id:b4", "id:b5", "id:b6", "id:b7", "id:b8", "id:b9", "id:b10")
+	for _, k := range want {
+		if !got[k] {
+			t.Errorf("%s is not in the digest that introduces its feed", k)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the digest has %d entries, want %d: %v", len(got), len(want), got)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(48*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	if later := digestKeys(t, s, "ada", "2026-11-22"); len(later) != 0 {
+		t.Errorf("the backlog held back came later: %v", later)
 	}
 }
 
