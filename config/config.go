@@ -179,7 +179,7 @@ func Parse(data []byte, path string) (*Config, error) {
 		}
 		return nil, &Error{Problems: []string{msg}}
 	}
-	p := &parser{name: name, md: md, loc: locate(string(data)), c: c}
+	p := &parser{name: name, md: md, src: string(data), c: c, zones: map[string]*time.Location{}}
 	p.unknownKeys()
 	p.top(&doc)
 	if len(p.errs) > 0 {
@@ -211,9 +211,16 @@ func (c *Config) AllFeeds() []string {
 
 // parser turns the decoded document into a Config, collecting problems.
 type parser struct {
-	name     string
-	md       toml.MetaData
-	loc      *locator
+	name string
+	md   toml.MetaData
+	src  string
+	// loc is where the document's keys are, for messages: scanned when
+	// the first message needs it (a config of thousands of users that is
+	// fine is never scanned; several workers load it every hour).
+	loc *locator
+	// zones are the time zones loaded so far: thousands of users share a
+	// few dozen, each read from disk once.
+	zones    map[string]*time.Location
 	c        *Config
 	errs     []problem
 	warnings []string
@@ -233,11 +240,31 @@ func (p *parser) warnf(at, format string, args ...any) {
 
 func (p *parser) message(at, format string, args ...any) (string, int) {
 	msg := p.name + ": " + oneLine(fmt.Sprintf(format, args...))
-	line := p.loc.line(at)
+	line := p.locator().line(at)
 	if line > 0 {
 		msg += fmt.Sprintf(" (line %d)", line)
 	}
 	return msg, line
+}
+
+// zone loads the time zone named tz, once per document.
+func (p *parser) zone(tz string) (*time.Location, error) {
+	if loc, ok := p.zones[tz]; ok {
+		return loc, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err == nil {
+		p.zones[tz] = loc
+	}
+	return loc, err
+}
+
+// locator scans the document for its keys' places, once.
+func (p *parser) locator() *locator {
+	if p.loc == nil {
+		p.loc = locate(p.src)
+	}
+	return p.loc
 }
 
 func oneLine(s string) string {
@@ -248,7 +275,7 @@ func oneLine(s string) string {
 // its table's, once (not the keys below it).
 func (p *parser) unknownKeys() {
 	keys := p.md.Keys()
-	paths := p.loc.paths(keys)
+	var paths [][]string // scanned at the first unknown key
 	reported := map[string]bool{}
 	for i, k := range keys {
 		for j := range k {
@@ -259,6 +286,9 @@ func (p *parser) unknownKeys() {
 			if slices.Contains(known, k[j]) {
 				continue
 			}
+			if paths == nil {
+				paths = p.locator().paths(keys)
+			}
 			path := strings.Join(paths[i][:j+1], ".")
 			if !reported[path] {
 				reported[path] = true
@@ -267,7 +297,7 @@ func (p *parser) unknownKeys() {
 					hint = fmt.Sprintf("; did you mean %q?", s)
 				}
 				at := path
-				if p.loc.line(at) == 0 { // a dotted key: "fetcher.x = 1"
+				if p.locator().line(at) == 0 { // a dotted key: "fetcher.x = 1"
 					at = strings.Join(paths[i], ".")
 				}
 				p.errorf(at, "unknown key %q%s", path, hint)
@@ -737,7 +767,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	case tz == "" || tz == "Local":
 		p.errorf(base+".timezone", "%s: time zone %q is not allowed: use an IANA name such as \"Europe/London\" or \"UTC\"", who, tz)
 	default:
-		loc, err := time.LoadLocation(tz)
+		loc, err := p.zone(tz)
 		if err != nil {
 			p.errorf(base+".timezone", "%s: unknown time zone %q%s", who, tz, didYouMean(suggestZones(tz, zoneNames())))
 		} else {

@@ -161,6 +161,11 @@ func serverUser() (*syscall.Credential, error) {
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
 
+// ServerPID is the process ID of the cluster's server (postmaster): the
+// leader of a process group holding every backend, for benchmarks that
+// measure the server's CPU time.
+func (c *Cluster) ServerPID() int { return c.server.Process.Pid }
+
 func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Credential) error {
 	port, err := freePort()
 	if err != nil {
