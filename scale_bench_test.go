@@ -198,6 +198,16 @@ func newScaleWorld(b *testing.B) *scaleWorld {
 	}
 	url := pgtest.NewDatabase(b)
 	w.prepared = pgtest.DatabaseName(url)
+	if os.Getenv("PGTEST_PRELOAD") != "" {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err == nil {
+			_, err = conn.Exec(context.Background(), "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+			conn.Close(context.Background())
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	w.site = filepath.Join(w.dir, "prepared-site")
 	cfg := w.writeConfig(b, "prepared", url, w.site)
 	began := time.Now()
@@ -271,6 +281,9 @@ func (w *scaleWorld) day(b *testing.B, n, hours int) []passResult {
 		b.Fatalf("copy the site: %v\n%s", err, out)
 	}
 	cfg := w.writeConfig(b, fmt.Sprintf("%dw", n), url, site)
+	if os.Getenv("PGTEST_PRELOAD") != "" {
+		defer w.topStatements(b, url, n)
+	}
 	var out []passResult
 	for h := 1; h <= hours; h++ {
 		now := w.start.Add(time.Duration(h) * time.Hour)
@@ -415,4 +428,30 @@ func groupCPU(pgid int) time.Duration {
 		}
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// topStatements prints the statements that took most of the server's
+// time in the database at url, when the server has pg_stat_statements
+// (PGTEST_PRELOAD=pg_stat_statements).
+func (w *scaleWorld) topStatements(b *testing.B, url string, n int) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT calls, total_exec_time, rows, regexp_replace(left(query, 110), '\s+', ' ', 'g')
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()
+		ORDER BY total_exec_time DESC LIMIT 15`)
+	fmt.Printf("statements of %d worker(s), by server time:\n", n)
+	var calls, nrows int64
+	var ms float64
+	var query string
+	_, err = pgx.ForEachRow(rows, []any{&calls, &ms, &nrows, &query}, func() error {
+		fmt.Printf("  %8d calls %9.0f ms %8d rows  %s\n", calls, ms, nrows, query)
+		return nil
+	})
+	if err != nil {
+		fmt.Printf("  (pg_stat_statements: %v)\n", err)
+	}
 }

@@ -181,6 +181,11 @@ func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Cr
 	server := exec.Command(filepath.Join(bin, "postgres"), "-D", c.dataDir(), "-p", strconv.Itoa(port),
 		"-k", c.dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=300")
+	// PGTEST_PRELOAD loads server libraries, for measuring: e.g.
+	// pg_stat_statements for a benchmark that reports its statements.
+	if libs := os.Getenv("PGTEST_PRELOAD"); libs != "" {
+		server.Args = append(server.Args, "-c", "shared_preload_libraries="+libs)
+	}
 	server.Stdout, server.Stderr = logFile, logFile
 	// The server dies with the test binary, even when that is killed:
 	// SIGQUIT is PostgreSQL's immediate shutdown.
