@@ -862,17 +862,22 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 	default:
 		p.errorf(base+".feeds", "%s: feeds: want an array of URLs, got %s", who, tomlType(raw))
 	}
+	at := func(j int) string { return fmt.Sprintf("%s.feeds[%d]", base, j) }
 	for j, item := range items {
-		at := fmt.Sprintf("%s.feeds[%d]", base, j)
-		s, ok := p.subscription(at, fmt.Sprintf("%s: feeds[%d]", who, j), item)
+		// A plain URL that is fine, nearly every item, without the
+		// words that would name it in a message (a config of thousands
+		// of users has a hundred thousand).
+		s, ok := plainFeed(item)
 		if !ok {
-			continue
+			if s, ok = p.subscription(at(j), fmt.Sprintf("%s: feeds[%d]", who, j), item); !ok {
+				continue
+			}
 		}
 		k := slices.IndexFunc(subs, func(have Subscription) bool { return have.URL == s.URL })
 		if k < 0 {
 			subs = append(subs, s)
 		} else if s != subs[k] && (s.Title != "" || s.Folder != "") {
-			p.warnf(at, "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
+			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
 		}
 	}
 	return subs
@@ -911,6 +916,19 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 		p.errorf(at, "%s: want a URL string or { url = \"...\", title = \"...\", folder = \"...\" }, got %s", what, tomlType(item))
 	}
 	return s, ok
+}
+
+// plainFeed reads an item of feeds that is a good URL string; ok is
+// false for anything else (subscription then says what is wrong).
+func plainFeed(item any) (Subscription, bool) {
+	v, isString := item.(string)
+	if !isString {
+		return Subscription{}, false
+	}
+	if _, err := httpURL(v); err != nil {
+		return Subscription{}, false
+	}
+	return Subscription{URL: strings.TrimSpace(v)}, true
 }
 
 func (p *parser) feedURL(at, what, s string) (string, bool) {
