@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,7 +39,10 @@ import (
 //
 // FEEDDIGEST_BENCH_HOURS sets the number of simulated hours (default 24,
 // the full day); FEEDDIGEST_BENCH_WORKERS the worker counts (default
-// "1,2,4"); FEEDDIGEST_BENCH_LOGS a folder for the workers' logs (run -v).
+// "1,2,4"); FEEDDIGEST_BENCH_LOGS a folder for the workers' logs (run -v),
+// FEEDDIGEST_BENCH_PROFILES one for their CPU profiles. It reports the
+// CPU time of each pass: of the workers, of PostgreSQL and of this test
+// process (the hosts), to tell a latency-bound pass from a CPU-bound one.
 func BenchmarkSharedPasses(b *testing.B) {
 	if testing.Short() {
 		b.Skip("20,000 feeds, PostgreSQL and a simulated day of worker processes")
@@ -68,16 +72,19 @@ func BenchmarkSharedPasses(b *testing.B) {
 	for _, n := range counts {
 		rs := results[n]
 		fmt.Printf("%d worker(s), %d passes:\n", n, len(rs))
-		fmt.Printf("  %-20s %8s %6s %8s  %s\n", "pass", "wall", "polls", "digests", "peak RSS per worker (MB)")
+		fmt.Printf("  %-20s %8s %6s %8s  %-24s %s\n", "pass", "wall", "polls", "digests", "CPU s workers/pg/test", "peak RSS per worker (MB)")
 		var polls, digests int
 		var peak int64
+		var cpuW, cpuP, cpuT time.Duration
 		for _, r := range rs {
 			var rss []string
 			for _, p := range r.rss {
 				rss = append(rss, strconv.FormatInt(p>>20, 10))
 				peak = max(peak, p)
 			}
-			fmt.Printf("  %-20s %7.2fs %6d %8d  %s\n", r.now.Format(time.RFC3339), r.wall.Seconds(), r.polls, r.digests, strings.Join(rss, " "))
+			cpu := fmt.Sprintf("%.1f/%.1f/%.1f", r.cpuWorkers.Seconds(), r.cpuPostgres.Seconds(), r.cpuTest.Seconds())
+			fmt.Printf("  %-20s %7.2fs %6d %8d  %-24s %s\n", r.now.Format(time.RFC3339), r.wall.Seconds(), r.polls, r.digests, cpu, strings.Join(rss, " "))
+			cpuW, cpuP, cpuT = cpuW+r.cpuWorkers, cpuP+r.cpuPostgres, cpuT+r.cpuTest
 			polls += r.polls
 			digests += r.digests
 		}
@@ -85,6 +92,8 @@ func BenchmarkSharedPasses(b *testing.B) {
 		speedUp := base.Seconds() / wall.Seconds()
 		fmt.Printf("  total %.1fs, %d polls, %d digests, peak RSS %d MB, speed-up over %d worker(s) %.2fx\n",
 			wall.Seconds(), polls, digests, peak>>20, counts[0], speedUp)
+		fmt.Printf("  CPU per pass: workers %.1fs, PostgreSQL %.1fs, test process (hosts) %.1fs\n",
+			cpuW.Seconds()/float64(len(rs)), cpuP.Seconds()/float64(len(rs)), cpuT.Seconds()/float64(len(rs)))
 		b.ReportMetric(wall.Seconds()/float64(len(rs)), fmt.Sprintf("s/pass-%dw", n))
 		b.ReportMetric(float64(peak)/(1<<20), fmt.Sprintf("peak-RSS-MB-%dw", n))
 		if n != counts[0] {
@@ -150,6 +159,7 @@ type scaleWorld struct {
 	start         time.Time  // the preparation's pass
 	dir           string
 	logs          string // where the workers' logs go (-v), when set
+	profiles      string // where the workers' CPU profiles go, when set
 }
 
 func newScaleWorld(b *testing.B) *scaleWorld {
@@ -159,7 +169,8 @@ func newScaleWorld(b *testing.B) *scaleWorld {
 	}
 	w := &scaleWorld{bin: binary(b), launcher: launcher, cluster: pgtest.Require(b), dir: b.TempDir(),
 		farm:  newLoopbackFarm(b, scaleHosts, scaleLatency),
-		start: time.Date(2026, 11, 20, 0, 5, 0, 0, time.UTC), logs: os.Getenv("FEEDDIGEST_BENCH_LOGS")}
+		start: time.Date(2026, 11, 20, 0, 5, 0, 0, time.UTC), logs: os.Getenv("FEEDDIGEST_BENCH_LOGS"),
+		profiles: os.Getenv("FEEDDIGEST_BENCH_PROFILES")}
 	for _, host := range w.farm.hosts {
 		for i := range scaleFeedsPerHost {
 			w.feeds = append(w.feeds, fmt.Sprintf("%s/f%d", host, i))
@@ -187,6 +198,16 @@ func newScaleWorld(b *testing.B) *scaleWorld {
 	}
 	url := pgtest.NewDatabase(b)
 	w.prepared = pgtest.DatabaseName(url)
+	if os.Getenv("PGTEST_PRELOAD") != "" {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err == nil {
+			_, err = conn.Exec(context.Background(), "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+			conn.Close(context.Background())
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	w.site = filepath.Join(w.dir, "prepared-site")
 	cfg := w.writeConfig(b, "prepared", url, w.site)
 	began := time.Now()
@@ -242,6 +263,9 @@ type passResult struct {
 	polls   int
 	digests int
 	rss     []int64 // per worker
+	// CPU time of the pass: the workers (together), PostgreSQL (its
+	// server and backends) and this test process (the hosts).
+	cpuWorkers, cpuPostgres, cpuTest time.Duration
 }
 
 // day copies the prepared state and site, and runs hours passes with n
@@ -257,6 +281,9 @@ func (w *scaleWorld) day(b *testing.B, n, hours int) []passResult {
 		b.Fatalf("copy the site: %v\n%s", err, out)
 	}
 	cfg := w.writeConfig(b, fmt.Sprintf("%dw", n), url, site)
+	if os.Getenv("PGTEST_PRELOAD") != "" {
+		defer w.topStatements(b, url, n)
+	}
 	var out []passResult
 	for h := 1; h <= hours; h++ {
 		now := w.start.Add(time.Duration(h) * time.Hour)
@@ -280,6 +307,8 @@ func (w *scaleWorld) pass(b *testing.B, cfg, url string, n int, now time.Time) p
 	outs := make([]string, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
+	cpuWorkers := make([]time.Duration, n)
+	pgBefore, testBefore := groupCPU(w.cluster.ServerPID()), selfCPU()
 	began := time.Now()
 	for i := range n {
 		wg.Go(func() {
@@ -289,10 +318,21 @@ func (w *scaleWorld) pass(b *testing.B, cfg, url string, n int, now time.Time) p
 			}
 			cmd := exec.Command(w.launcher, args...)
 			cmd.Env = append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=")
+			if w.profiles != "" {
+				cmd.Env = append(cmd.Env, "FEEDDIGEST_CPUPROFILE="+filepath.Join(w.profiles,
+					fmt.Sprintf("%s-%dw-%d.prof", now.Format("2006-01-02T15"), n, i)))
+			}
 			b, err := cmd.CombinedOutput()
 			text := strings.TrimRight(string(b), "\n")
+			if k := strings.LastIndex(text, "cpu-ns "); k >= 0 {
+				ns, _ := strconv.ParseInt(strings.Fields(text[k+len("cpu-ns "):])[0], 10, 64)
+				cpuWorkers[i] = time.Duration(ns)
+			}
 			if k := strings.LastIndex(text, "peak-rss-bytes "); k >= 0 {
 				r.rss[i], _ = strconv.ParseInt(text[k+len("peak-rss-bytes "):], 10, 64)
+				text = text[:k]
+			}
+			if k := strings.LastIndex(text, "cpu-ns "); k >= 0 {
 				text = text[:k]
 			}
 			outs[i], errs[i] = text, err
@@ -305,6 +345,14 @@ func (w *scaleWorld) pass(b *testing.B, cfg, url string, n int, now time.Time) p
 	}
 	wg.Wait()
 	r.wall = time.Since(began)
+	r.cpuTest = selfCPU() - testBefore
+	// The backends of the workers' connections end just after them, and
+	// their time goes to the server once it has reaped them.
+	time.Sleep(500 * time.Millisecond)
+	r.cpuPostgres = groupCPU(w.cluster.ServerPID()) - pgBefore
+	for _, c := range cpuWorkers {
+		r.cpuWorkers += c
+	}
 	for i, err := range errs {
 		if err != nil {
 			b.Fatalf("worker %d of %d at %s: %v\n%s", i, n, now, err, outs[i])
@@ -353,4 +401,61 @@ func (w *scaleWorld) planOf(b *testing.B, url string, now time.Time) ([]string, 
 		b.Fatal(err)
 	}
 	return planned, digests
+}
+
+// selfCPU is the CPU time (user and system) of this test process.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// groupCPU is the CPU time of the processes of the group pgid leads (a
+// PostgreSQL server and its backends), with that of the exited ones the
+// leader reaped, from /proc (in clock ticks of 10 ms).
+func groupCPU(pgid int) time.Duration {
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // from the state, field 3
+		if len(fields) < 15 || fields[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		for _, f := range fields[11:15] { // utime, stime, cutime, cstime
+			n, _ := strconv.ParseInt(f, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// topStatements prints the statements that took most of the server's
+// time in the database at url, when the server has pg_stat_statements
+// (PGTEST_PRELOAD=pg_stat_statements).
+func (w *scaleWorld) topStatements(b *testing.B, url string, n int) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT calls, total_exec_time, rows, regexp_replace(left(query, 110), '\s+', ' ', 'g')
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()
+		ORDER BY total_exec_time DESC LIMIT 15`)
+	fmt.Printf("statements of %d worker(s), by server time:\n", n)
+	var calls, nrows int64
+	var ms float64
+	var query string
+	_, err = pgx.ForEachRow(rows, []any{&calls, &ms, &nrows, &query}, func() error {
+		fmt.Printf("  %8d calls %9.0f ms %8d rows  %s\n", calls, ms, nrows, query)
+		return nil
+	})
+	if err != nil {
+		fmt.Printf("  (pg_stat_statements: %v)\n", err)
+	}
 }

@@ -179,7 +179,7 @@ func Parse(data []byte, path string) (*Config, error) {
 		}
 		return nil, &Error{Problems: []string{msg}}
 	}
-	p := &parser{name: name, md: md, loc: locate(string(data)), c: c}
+	p := &parser{name: name, md: md, src: string(data), c: c, zones: map[string]*time.Location{}}
 	p.unknownKeys()
 	p.top(&doc)
 	if len(p.errs) > 0 {
@@ -211,9 +211,16 @@ func (c *Config) AllFeeds() []string {
 
 // parser turns the decoded document into a Config, collecting problems.
 type parser struct {
-	name     string
-	md       toml.MetaData
-	loc      *locator
+	name string
+	md   toml.MetaData
+	src  string
+	// loc is where the document's keys are, for messages: scanned when
+	// the first message needs it (a config of thousands of users that is
+	// fine is never scanned; several workers load it every hour).
+	loc *locator
+	// zones are the time zones loaded so far: thousands of users share a
+	// few dozen, each read from disk once.
+	zones    map[string]*time.Location
 	c        *Config
 	errs     []problem
 	warnings []string
@@ -233,11 +240,31 @@ func (p *parser) warnf(at, format string, args ...any) {
 
 func (p *parser) message(at, format string, args ...any) (string, int) {
 	msg := p.name + ": " + oneLine(fmt.Sprintf(format, args...))
-	line := p.loc.line(at)
+	line := p.locator().line(at)
 	if line > 0 {
 		msg += fmt.Sprintf(" (line %d)", line)
 	}
 	return msg, line
+}
+
+// zone loads the time zone named tz, once per document.
+func (p *parser) zone(tz string) (*time.Location, error) {
+	if loc, ok := p.zones[tz]; ok {
+		return loc, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err == nil {
+		p.zones[tz] = loc
+	}
+	return loc, err
+}
+
+// locator scans the document for its keys' places, once.
+func (p *parser) locator() *locator {
+	if p.loc == nil {
+		p.loc = locate(p.src)
+	}
+	return p.loc
 }
 
 func oneLine(s string) string {
@@ -248,7 +275,7 @@ func oneLine(s string) string {
 // its table's, once (not the keys below it).
 func (p *parser) unknownKeys() {
 	keys := p.md.Keys()
-	paths := p.loc.paths(keys)
+	var paths [][]string // scanned at the first unknown key
 	reported := map[string]bool{}
 	for i, k := range keys {
 		for j := range k {
@@ -259,6 +286,9 @@ func (p *parser) unknownKeys() {
 			if slices.Contains(known, k[j]) {
 				continue
 			}
+			if paths == nil {
+				paths = p.locator().paths(keys)
+			}
 			path := strings.Join(paths[i][:j+1], ".")
 			if !reported[path] {
 				reported[path] = true
@@ -267,7 +297,7 @@ func (p *parser) unknownKeys() {
 					hint = fmt.Sprintf("; did you mean %q?", s)
 				}
 				at := path
-				if p.loc.line(at) == 0 { // a dotted key: "fetcher.x = 1"
+				if p.locator().line(at) == 0 { // a dotted key: "fetcher.x = 1"
 					at = strings.Join(paths[i], ".")
 				}
 				p.errorf(at, "unknown key %q%s", path, hint)
@@ -737,7 +767,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	case tz == "" || tz == "Local":
 		p.errorf(base+".timezone", "%s: time zone %q is not allowed: use an IANA name such as \"Europe/London\" or \"UTC\"", who, tz)
 	default:
-		loc, err := time.LoadLocation(tz)
+		loc, err := p.zone(tz)
 		if err != nil {
 			p.errorf(base+".timezone", "%s: unknown time zone %q%s", who, tz, didYouMean(suggestZones(tz, zoneNames())))
 		} else {
@@ -832,17 +862,22 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 	default:
 		p.errorf(base+".feeds", "%s: feeds: want an array of URLs, got %s", who, tomlType(raw))
 	}
+	at := func(j int) string { return fmt.Sprintf("%s.feeds[%d]", base, j) }
 	for j, item := range items {
-		at := fmt.Sprintf("%s.feeds[%d]", base, j)
-		s, ok := p.subscription(at, fmt.Sprintf("%s: feeds[%d]", who, j), item)
+		// A plain URL that is fine, nearly every item, without the
+		// words that would name it in a message (a config of thousands
+		// of users has a hundred thousand).
+		s, ok := plainFeed(item)
 		if !ok {
-			continue
+			if s, ok = p.subscription(at(j), fmt.Sprintf("%s: feeds[%d]", who, j), item); !ok {
+				continue
+			}
 		}
 		k := slices.IndexFunc(subs, func(have Subscription) bool { return have.URL == s.URL })
 		if k < 0 {
 			subs = append(subs, s)
 		} else if s != subs[k] && (s.Title != "" || s.Folder != "") {
-			p.warnf(at, "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
+			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
 		}
 	}
 	return subs
@@ -881,6 +916,19 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 		p.errorf(at, "%s: want a URL string or { url = \"...\", title = \"...\", folder = \"...\" }, got %s", what, tomlType(item))
 	}
 	return s, ok
+}
+
+// plainFeed reads an item of feeds that is a good URL string; ok is
+// false for anything else (subscription then says what is wrong).
+func plainFeed(item any) (Subscription, bool) {
+	v, isString := item.(string)
+	if !isString {
+		return Subscription{}, false
+	}
+	if _, err := httpURL(v); err != nil {
+		return Subscription{}, false
+	}
+	return Subscription{URL: strings.TrimSpace(v)}, true
 }
 
 func (p *parser) feedURL(at, what, s string) (string, bool) {

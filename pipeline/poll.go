@@ -59,15 +59,16 @@ func (p *pass) poll(ctx context.Context) error {
 // choosePolls decides what the pass polls (the due users' feeds whose
 // next poll has come, and the extra polls), shuffled and spread over
 // hosts, with the feed records by URL.
-func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]domain.Feed, error) {
+func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*domain.Feed, error) {
 	feeds, err := p.st.Feeds(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	byURL := make(map[string]domain.Feed, len(feeds))
+	// Pointers into feeds, not copies: tens of thousands of records.
+	byURL := make(map[string]*domain.Feed, len(feeds))
 	states := make(map[string]schedule.FeedState, len(feeds))
-	for _, f := range feeds {
-		byURL[f.URL] = f
+	for i, f := range feeds {
+		byURL[f.URL] = &feeds[i]
 		if f.Polls == 0 && f.ErrorCount == 0 && f.LastPoll.IsZero() {
 			continue // never polled: no state to respect yet
 		}
@@ -93,7 +94,7 @@ type polled struct {
 
 // fetchAll polls at most Concurrency feeds at a time and hands each
 // result to out, in the order they finish.
-func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]domain.Feed, out chan<- polled) {
+func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, out chan<- polled) {
 	defer close(out)
 	var g errgroup.Group
 	g.SetLimit(max(1, p.cfg.Fetch.Concurrency))
@@ -102,7 +103,7 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 			break
 		}
 		g.Go(func() error {
-			f := byURL[job.URL]
+			f := *byURL[job.URL]
 			res := p.pollFeed(ctx, client, f)
 			if ctx.Err() != nil {
 				// Interrupted: the feed did not fail, we stopped

@@ -113,13 +113,17 @@ type worker struct {
 	done     int // polls saved, for progress; under pass.mu
 	randMu   sync.Mutex
 	// finished is closed, and replaced, each time a claim loop of this
-	// run finishes work: the loops waiting for work look again at once
-	// (the work of other runs is seen by looking every waitForWork).
+	// run finishes work or finds work after waiting: the loops waiting
+	// for work look again at once. Of the loops waiting, one (the
+	// watcher) also looks every waitForWork, for the work of other runs:
+	// sixteen loops of four runs asking the database in turn, at the end
+	// of the polls, cost more than the work they wait for.
 	finishedMu sync.Mutex
 	finished   chan struct{}
+	watching   bool // a loop is the watcher; under finishedMu
 }
 
-// wake tells the waiting claim loops that work was finished.
+// wake tells the waiting claim loops that work was finished, or found.
 func (w *worker) wake() {
 	w.finishedMu.Lock()
 	defer w.finishedMu.Unlock()
@@ -127,29 +131,46 @@ func (w *worker) wake() {
 	w.finished = make(chan struct{})
 }
 
-// wait waits until a claim loop of this run finishes work, or a while.
-func (w *worker) wait(ctx context.Context) error {
+// wait waits until a claim loop of this run finishes or finds work; the
+// watcher also until a while has passed (watcher says it was).
+func (w *worker) wait(ctx context.Context) (watcher bool, err error) {
 	w.finishedMu.Lock()
 	finished := w.finished
+	watcher = !w.watching
+	w.watching = true
 	w.finishedMu.Unlock()
+	if !watcher {
+		select {
+		case <-finished:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	defer func() {
+		w.finishedMu.Lock()
+		w.watching = false
+		w.finishedMu.Unlock()
+	}()
 	t := time.NewTimer(waitForWork/2 + w.jitter(waitForWork))
 	defer t.Stop()
 	select {
 	case <-finished:
 	case <-t.C:
 	case <-ctx.Done():
-		return ctx.Err()
+		return true, ctx.Err()
 	}
-	return nil
+	return true, nil
 }
 
-// waitForWork is how long a claim loop waits when nothing is free but
+// waitForWork is how long the watcher waits when nothing is free but
 // work remains (other runs' claims, digests waiting for feeds), jittered.
 const waitForWork = 250 * time.Millisecond
 
 // loop claims work until the pass is done.
 func (w *worker) loop(ctx context.Context) error {
 	p, co := w.pass, w.pass.coordinator
+	watched := false // this loop was the watcher, and looks again
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -157,14 +178,23 @@ func (w *worker) loop(ctx context.Context) error {
 		work, err := co.NextWork(ctx, w.ps)
 		switch {
 		case errors.Is(err, store.ErrPassDone):
+			if watched {
+				w.wake() // the others find it done too
+			}
 			return nil
 		case errors.Is(err, store.ErrNoWorkYet):
-			if err := w.wait(ctx); err != nil {
+			if watched, err = w.wait(ctx); err != nil {
 				return err
 			}
 			continue
 		case err != nil:
 			return err
+		}
+		if watched {
+			// Work came (another run's, or digests now ready): the loops
+			// waiting look for more.
+			w.wake()
+			watched = false
 		}
 		if err := w.do(ctx, work); err != nil {
 			// Given back, for another run (or this one's next claim).

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,11 +39,14 @@ func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
 			return err
 		}
 	}
-	page, err := render.StatusPage(rows, users, asOf, mail...)
-	if err != nil {
-		return fmt.Errorf("render status page: %w", err)
-	}
-	return pub.StatusPage(bytes.NewReader(page))
+	// Streamed into the file: the page of thousands of feeds is
+	// megabytes.
+	return pub.StatusPage(streamed(func(w io.Writer) error {
+		if err := render.WriteStatusPage(w, rows, users, asOf, mail...); err != nil {
+			return fmt.Errorf("render status page: %w", err)
+		}
+		return nil
+	}))
 }
 
 // lastPoll is the time of the newest poll: status.html shows the feeds as

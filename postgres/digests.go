@@ -236,10 +236,14 @@ func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time
 	// The feeds introduced before, in one question rather than one per
 	// feed. Entries at exactly `since` count again (>=), as in SQLite:
 	// notGivenTo keeps the last digest's from showing twice.
+	// Planned for its arguments each time (QueryExecModeExec), not once
+	// for any: a plan made without knowing the times guesses that few
+	// entries fall between them and reads every entry of the period
+	// (40 ms a digest at 60,000 entries) rather than the user's feeds'.
 	ids, err := queryIDs(ctx, tx, `SELECT e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
 		WHERE s.user_name = $1 AND s.introduced_at IS NOT NULL
 		AND e.first_seen >= $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY e.feed_id, `+newestFirst,
-		user, orEpoch(since), now)
+		pgx.QueryExecModeExec, user, orEpoch(since), now)
 	if err != nil {
 		return nil, err
 	}

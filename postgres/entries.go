@@ -2,32 +2,49 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"feeddigest/domain"
 	"feeddigest/store"
 )
 
-// pollTx is a store.PollTx: one PostgreSQL transaction.
+// pollTx is a store.PollTx: one PostgreSQL transaction on a connection
+// of the pool, its statements sent in as few round trips as it can: the
+// BEGIN goes with the first batch (the entries, or the feed record), the
+// feed record with its mark's deletion and, in a shared pass, the mark of
+// the feed done; then COMMIT. A pass saves thousands of polls.
 type pollTx struct {
-	tx     pgx.Tx
+	conn   *pgxpool.Conn
 	feedID int64
-	// afterUpdate runs in the transaction once the feed record is written
-	// (a shared pass marks the feed done there); nil: nothing.
-	afterUpdate func(context.Context, pgx.Tx) error
+	begun  bool // BEGIN sent
+	closed bool // committed or rolled back, the connection given back
+	// afterUpdate queues, beside the feed record, what else the save
+	// writes (a shared pass marks the feed done there); nil: nothing.
+	afterUpdate func(*pgx.Batch)
 }
 
 // BeginPoll starts saving a poll of the feed (see store.PollTx).
 func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, error) {
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("save poll of feed %d: %w", feedID, err)
 	}
-	return &pollTx{tx: tx, feedID: feedID}, nil
+	return &pollTx{conn: conn, feedID: feedID}, nil
+}
+
+// batch starts a batch of the transaction: with its BEGIN, the first.
+func (t *pollTx) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if !t.begun {
+		b.Queue("BEGIN")
+		t.begun = true
+	}
+	return b
 }
 
 // upsertEntry stores one entry: new ones first seen at now, known ones
@@ -58,7 +75,10 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	if len(entries) == 0 {
 		return st, nil
 	}
-	batch := &pgx.Batch{}
+	if t.closed {
+		return st, fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
+	}
+	batch := t.batch()
 	for _, e := range entries {
 		enclosures, err := encodeEnclosures(e.Enclosures)
 		if err != nil {
@@ -80,7 +100,7 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 				return nil
 			})
 	}
-	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+	if err := t.conn.SendBatch(ctx, batch).Close(); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return st, nil
@@ -95,28 +115,41 @@ func linksOf(f domain.Fragments) []string {
 }
 
 // UpdateFeed writes the feed record after the poll and clears its
-// attempt mark.
+// attempt mark, in one round trip with what afterUpdate adds.
 func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 	if f.ID != t.feedID {
 		return fmt.Errorf("save poll of feed %d: the record given is of feed %d", t.feedID, f.ID)
 	}
-	if _, err := t.tx.Exec(ctx, "DELETE FROM poll_attempts WHERE feed_id = $1", t.feedID); err != nil {
-		return fmt.Errorf("save poll of feed %d: clear the poll mark: %w", t.feedID, err)
+	if t.closed {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
 	}
-	if err := updateFeed(ctx, t.tx, f); err != nil {
-		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
-	}
-	if t.afterUpdate != nil {
-		if err := t.afterUpdate(ctx, t.tx); err != nil {
-			return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	batch := t.batch()
+	batch.Queue(updateFeedSQL, feedArgs(f)...).Exec(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
 		}
+		return nil
+	})
+	if t.afterUpdate != nil {
+		t.afterUpdate(batch)
+	}
+	if err := t.conn.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return nil
 }
 
 // Commit makes the poll's save durable.
 func (t *pollTx) Commit() error {
-	if err := t.tx.Commit(context.Background()); err != nil {
+	if t.closed {
+		return fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
+	}
+	var err error
+	if t.begun {
+		_, err = t.conn.Exec(context.Background(), "COMMIT")
+	}
+	t.release()
+	if err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return nil
@@ -124,34 +157,47 @@ func (t *pollTx) Commit() error {
 
 // Rollback undoes the save unless it was committed.
 func (t *pollTx) Rollback() error {
-	if err := t.tx.Rollback(context.Background()); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+	if t.closed {
+		return nil
+	}
+	var err error
+	if t.begun {
+		_, err = t.conn.Exec(context.Background(), "ROLLBACK")
+	}
+	t.release()
+	if err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	return nil
 }
 
-func updateFeed(ctx context.Context, tx pgx.Tx, f domain.Feed) error {
-	tag, err := tx.Exec(ctx, `UPDATE feeds SET effective_url = $1, pending_url = $2, title = $3,
+// release gives the connection back to the pool, which closes it if it
+// is still in a transaction (a COMMIT or ROLLBACK that failed).
+func (t *pollTx) release() {
+	t.closed = true
+	t.conn.Release()
+}
+
+// updateFeedSQL writes a feed record ($35 its ID) and deletes its poll
+// mark.
+const updateFeedSQL = `WITH mark AS (DELETE FROM poll_attempts WHERE feed_id = $35)
+	UPDATE feeds SET effective_url = $1, pending_url = $2, title = $3,
 		site_url = $4, etag = $5, last_modified = $6, body_hash = $7, last_poll = $8, last_success = $9,
 		last_status = $10, last_error = $11, next_poll = $12, reason = $13, error_count = $14, first_error = $15,
 		retry_pending = $16, gone_at = $17, dead_at = $18, moved_at = $19, moved_from = $20, origin_flag_at = $21,
 		answers_304 = $22, refuses_head = $23, ignores_conditional = $24, ttl_seconds = $25, overflow_gap_seconds = $26,
 		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30, problem = $31, problem_at = $32,
-		problem_since = $33, language = $34 WHERE id = $35`,
-		f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
+		problem_since = $33, language = $34 WHERE id = $35`
+
+// feedArgs are the arguments of updateFeedSQL.
+func feedArgs(f domain.Feed) []any {
+	return []any{f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified, f.BodyHash,
 		at(f.LastPoll), at(f.LastSuccess), f.LastStatus, f.LastError, at(f.NextPoll), f.Reason,
 		f.ErrorCount, at(f.FirstError), f.RetryPending, at(f.GoneAt), at(f.DeadAt),
 		at(f.MovedAt), f.MovedFrom, at(f.OriginFlagAt), f.Answers304, f.RefusesHEAD,
-		f.IgnoresConditional, int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
+		f.IgnoresConditional, int64(f.TTL / time.Second), int64(f.OverflowGap / time.Second),
 		at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, at(f.ProblemAt),
-		at(f.ProblemSince), f.Language, f.ID)
-	if err != nil {
-		return fmt.Errorf("update feed record: %w", err)
-	}
-	if tag.RowsAffected() != 1 {
-		return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
-	}
-	return nil
+		at(f.ProblemSince), f.Language, f.ID}
 }
 
 // stillNeeded holds for the entries e that a digest not yet rendered, or

@@ -341,20 +341,15 @@ func (s *Store) BeginPassPoll(ctx context.Context, w store.Work, feedID int64) (
 		return nil, err
 	}
 	t := tx.(*pollTx)
-	t.afterUpdate = func(ctx context.Context, tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `SELECT 1 FROM pass_hosts WHERE pass_id = $1 AND host = $2 AND owner = $3 FOR SHARE`,
-			w.Pass.ID, w.Host, s.worker)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 1 {
-			tag, err = tx.Exec(ctx, `UPDATE pass_feeds SET done = true WHERE pass_id = $1 AND feed_id = $2 AND NOT done`,
-				w.Pass.ID, feedID)
-		}
-		if err == nil && tag.RowsAffected() != 1 {
-			err = fmt.Errorf("host %s of pass %d: %w", w.Host, w.Pass.ID, store.ErrClaimLost)
-		}
-		return err
+	t.afterUpdate = func(b *pgx.Batch) {
+		b.Queue(`UPDATE pass_feeds SET done = true WHERE pass_id = $1 AND feed_id = $2 AND NOT done
+			AND EXISTS (SELECT 1 FROM pass_hosts WHERE pass_id = $1 AND host = $3 AND owner = $4 FOR SHARE)`,
+			w.Pass.ID, feedID, w.Host, s.worker).Exec(func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() != 1 {
+				return fmt.Errorf("host %s of pass %d: %w", w.Host, w.Pass.ID, store.ErrClaimLost)
+			}
+			return nil
+		})
 	}
 	return t, nil
 }

@@ -237,6 +237,17 @@ type statusRow struct {
 // next digest in the user's own time. A next poll that is not after asOf
 // reads "due".
 func StatusPage(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail ...MailStatus) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteStatusPage(&buf, feeds, digests, asOf, mail...); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteStatusPage writes the page StatusPage makes to w as it is made:
+// the page of a state of thousands of feeds is megabytes, written out
+// rather than held.
+func WriteStatusPage(w io.Writer, feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail ...MailStatus) error {
 	v := statusView{
 		Summary:   StatusSummary(feeds),
 		Generated: showTime(asOf, time.UTC, statusLayout),
@@ -258,7 +269,7 @@ func StatusPage(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail .
 		v.Users = append(v.Users, u)
 	}
 	sort.Strings(v.Users)
-	return execPage("status.html", v)
+	return pageTemplates.ExecuteTemplate(w, "status.html", v)
 }
 
 // NextDigestLabel says when a user's next digest comes: "due" when the

@@ -161,6 +161,11 @@ func serverUser() (*syscall.Credential, error) {
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
 
+// ServerPID is the process ID of the cluster's server (postmaster): the
+// leader of a process group holding every backend, for benchmarks that
+// measure the server's CPU time.
+func (c *Cluster) ServerPID() int { return c.server.Process.Pid }
+
 func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Credential) error {
 	port, err := freePort()
 	if err != nil {
@@ -176,6 +181,11 @@ func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Cr
 	server := exec.Command(filepath.Join(bin, "postgres"), "-D", c.dataDir(), "-p", strconv.Itoa(port),
 		"-k", c.dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=300")
+	// PGTEST_PRELOAD loads server libraries, for measuring: e.g.
+	// pg_stat_statements for a benchmark that reports its statements.
+	if libs := os.Getenv("PGTEST_PRELOAD"); libs != "" {
+		server.Args = append(server.Args, "-c", "shared_preload_libraries="+libs)
+	}
 	server.Stdout, server.Stderr = logFile, logFile
 	// The server dies with the test binary, even when that is killed:
 	// SIGQUIT is PostgreSQL's immediate shutdown.
