@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
 	"feeddigest/domain"
@@ -92,15 +91,15 @@ func plainText(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return strings.Join(strings.Fields(s), " ")
 	}
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(s))
+	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
 		return ""
 	}
-	var b strings.Builder
-	for _, n := range doc.Find("body").Nodes {
-		writeText(&b, n)
+	body := findBody(doc)
+	if body == nil {
+		return ""
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	return treeText(body)
 }
 
 // writeText appends the text below n, with spaces around block elements.
