@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"feeddigest/config"
 	"feeddigest/domain"
@@ -57,18 +60,41 @@ func (p *pass) render(ctx context.Context) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	written, err := p.writePending(ctx, pub, pending, feeds)
-	if err != nil {
-		return err
+	byUser := map[string][]domain.Digest{}
+	for _, d := range pending {
+		byUser[d.User] = append(byUser[d.User], d) // oldest first still
 	}
+	// The users' pages are written side by side: the poll is over, the
+	// cores are free, and pages and emails are mostly template work.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(renderWorkers())
 	for _, u := range p.cfg.Users {
-		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
-			if err := p.writeUserIndex(ctx, pub, u, feeds, w); err != nil {
+		mine := byUser[u.Name]
+		if len(mine) == 0 && pub.HasUserIndex(u.Name) {
+			continue
+		}
+		g.Go(func() error {
+			// Each its own names: a name looked up is added to them.
+			names := maps.Clone(feeds)
+			written, err := p.writePending(gctx, pub, mine, names)
+			if err != nil {
 				return err
 			}
-		}
+			if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
+				return p.writeUserIndex(gctx, pub, u, names, w)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// renderWorkers is how many users' pages are written at once: one a core.
+func renderWorkers() int {
+	return max(1, min(4, runtime.GOMAXPROCS(0)))
 }
 
 // writePending writes the pages (and outbox files) of digests not written
