@@ -428,6 +428,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 	if err != nil {
 		return err
 	}
+	kept := keptAtomEntries(pub, u.Name)
 	var archive []render.DigestRef
 	var recent []render.Digest
 	for i, d := range all {
@@ -437,6 +438,10 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 		}
 		if d.Date == newest.date {
 			recent = append(recent, newest.titles)
+			continue
+		}
+		if kept.Keeps(u.Name, p.cfg.SiteURL, d.Date, d.BuiltAt) {
+			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
 		rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
@@ -449,12 +454,23 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeed(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+		return render.WriteAtomFeedKeeping(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
 	return nil
+}
+
+// keptAtomEntries are the entries of user's feed.xml as written before
+// (none when there is none to read).
+func keptAtomEntries(pub *site.Publisher, user string) render.AtomEntries {
+	f, err := pub.OpenUserFeed(user)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return render.ReadAtomEntries(f)
 }
 
 func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
