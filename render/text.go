@@ -226,13 +226,13 @@ func writeText(b *strings.Builder, n *html.Node) {
 // cut shortens whitespace-collapsed text to at most maxWords words and
 // about maxChars characters, at a word boundary, marking the cut with "…".
 func cut(text string, maxWords, maxChars int) string {
-	words := strings.Fields(text)
-	if len(words) <= maxWords && utf8.RuneCountInString(text) <= maxChars {
+	if utf8.RuneCountInString(text) <= maxChars && !moreWords(text, maxWords) {
 		return text
 	}
+	// Word by word up to the cut, not splitting a whole post into words.
 	var b strings.Builder
-	n := 0
-	for i, w := range words {
+	n, i := 0, 0
+	for w := range strings.FieldsSeq(text) {
 		wn := utf8.RuneCountInString(w)
 		if i == maxWords || (i > 0 && n+1+wn > maxChars) {
 			break
@@ -243,12 +243,24 @@ func cut(text string, maxWords, maxChars int) string {
 		}
 		b.WriteString(w)
 		n += wn
+		i++
 	}
 	out := b.String()
 	if n > maxChars { // one word longer than the limit, e.g. a URL
 		out = string([]rune(out)[:maxChars])
 	}
 	return strings.TrimRight(out, " ,;:-–—") + ellipsis
+}
+
+// moreWords says whether text has more than max words.
+func moreWords(text string, max int) bool {
+	n := 0
+	for range strings.FieldsSeq(text) {
+		if n++; n > max {
+			return true
+		}
+	}
+	return false
 }
 
 // StripControl removes control characters (C0, DEL and C1: a terminal

@@ -161,3 +161,18 @@ func FuzzSimpleTextAsTree(f *testing.F) {
 		}
 	})
 }
+
+func TestCutAtTheLimits(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"a b c", "a b c"},             // as many words as allowed
+		{"a b c d", "a b c…"},          // one word more
+		{"abcdefghij", "abcdefghij"},   // as many characters as allowed
+		{"ab cd efghi j", "ab cd…"},    // the next word would pass them
+		{"abcdefghijk", "abcdefghij…"}, // one word longer than them
+		{"ab, cd, efghi", "ab, cd…"},   // no punctuation before the mark
+	} {
+		if got := cut(c.text, 3, 10); got != c.want {
+			t.Errorf("cut(%q, 3, 10) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
