@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"feeddigest/config"
 	"feeddigest/domain"
@@ -57,18 +60,41 @@ func (p *pass) render(ctx context.Context) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	written, err := p.writePending(ctx, pub, pending, feeds)
-	if err != nil {
-		return err
+	byUser := map[string][]domain.Digest{}
+	for _, d := range pending {
+		byUser[d.User] = append(byUser[d.User], d) // oldest first still
 	}
+	// The users' pages are written side by side: the poll is over, the
+	// cores are free, and pages and emails are mostly template work.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(renderWorkers())
 	for _, u := range p.cfg.Users {
-		if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
-			if err := p.writeUserIndex(ctx, pub, u, feeds, w); err != nil {
+		mine := byUser[u.Name]
+		if len(mine) == 0 && pub.HasUserIndex(u.Name) {
+			continue
+		}
+		g.Go(func() error {
+			// Each its own names: a name looked up is added to them.
+			names := maps.Clone(feeds)
+			written, err := p.writePending(gctx, pub, mine, names)
+			if err != nil {
 				return err
 			}
-		}
+			if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
+				return p.writeUserIndex(gctx, pub, u, names, w)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return p.writeStatus(ctx, pub)
+}
+
+// renderWorkers is how many users' pages are written at once: one a core.
+func renderWorkers() int {
+	return max(1, min(4, runtime.GOMAXPROCS(0)))
 }
 
 // writePending writes the pages (and outbox files) of digests not written
@@ -402,6 +428,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 	if err != nil {
 		return err
 	}
+	kept := keptAtomEntries(pub, u.Name)
 	var archive []render.DigestRef
 	var recent []render.Digest
 	for i, d := range all {
@@ -411,6 +438,10 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 		}
 		if d.Date == newest.date {
 			recent = append(recent, newest.titles)
+			continue
+		}
+		if kept.Keeps(u.Name, p.cfg.SiteURL, d.Date, d.BuiltAt) {
+			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
 		rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
@@ -423,12 +454,23 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeed(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now)
+		return render.WriteAtomFeedKeeping(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
 	}
 	return nil
+}
+
+// keptAtomEntries are the entries of user's feed.xml as written before
+// (none when there is none to read).
+func keptAtomEntries(pub *site.Publisher, user string) render.AtomEntries {
+	f, err := pub.OpenUserFeed(user)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return render.ReadAtomEntries(f)
 }
 
 func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {

@@ -60,6 +60,53 @@ func AtomFeed(user, siteURL string, digests []Digest, updated time.Time) ([]byte
 
 // WriteAtomFeed writes the feed of AtomFeed to w.
 func WriteAtomFeed(w io.Writer, user, siteURL string, digests []Digest, updated time.Time) error {
+	return WriteAtomFeedKeeping(w, user, siteURL, digests, updated, nil)
+}
+
+// AtomEntries are the entries of a feed.xml written before, by id: a
+// digest is built once and never changes, so its entry, like its page, is
+// written once and copied into every later feed.xml rather than made
+// again from the digest's titles, read again from the state, at every
+// run.
+type AtomEntries map[string]atomEntry
+
+// ReadAtomEntries reads the entries of a feed.xml written before; nil when
+// it cannot be read (missing or damaged): every entry is then made anew.
+func ReadAtomEntries(r io.Reader) AtomEntries {
+	var f atomFeed
+	if err := xml.NewDecoder(r).Decode(&f); err != nil {
+		return nil
+	}
+	out := make(AtomEntries, len(f.Entries))
+	for _, e := range f.Entries {
+		out[e.ID] = e
+	}
+	return out
+}
+
+// Keeps says whether the feed of user at siteURL can copy the entry of
+// the digest of date built at built (see AtomEntries): one written for
+// the same digest (same id and build time) and the same site. A digest
+// whose build time is unknown is always made anew.
+func (k AtomEntries) Keeps(user, siteURL, date string, built time.Time) bool {
+	_, ok := k.kept(user, siteURL, date, built)
+	return ok
+}
+
+func (k AtomEntries) kept(user, siteURL, date string, built time.Time) (atomEntry, bool) {
+	if built.IsZero() {
+		return atomEntry{}, false
+	}
+	e, ok := k[atomEntryID(user, date)]
+	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(siteURL, user, date) {
+		return atomEntry{}, false
+	}
+	return e, true
+}
+
+// WriteAtomFeedKeeping is WriteAtomFeed copying the entries that kept
+// Keeps: their digests need no more than their Date and BuiltAt.
+func WriteAtomFeedKeeping(w io.Writer, user, siteURL string, digests []Digest, updated time.Time, kept AtomEntries) error {
 	f := atomFeed{
 		ID:        "tag:feeddigest,2000:" + user,
 		Title:     "Digests of " + user,
@@ -75,6 +122,10 @@ func WriteAtomFeed(w io.Writer, user, siteURL string, digests []Digest, updated 
 		}
 	}
 	for _, d := range newestDigests(digests) {
+		if e, ok := kept.kept(user, siteURL, d.Date, d.BuiltAt); ok {
+			f.Entries = append(f.Entries, e)
+			continue
+		}
 		e, err := newAtomEntry(user, siteURL, d, updated)
 		if err != nil {
 			return err
@@ -112,17 +163,24 @@ func newAtomEntry(user, siteURL string, d Digest, updated time.Time) (atomEntry,
 	if err != nil {
 		return atomEntry{}, err
 	}
-	href := siteFile(siteURL, user, d.Date+".html")
-	if href == "" {
-		href = d.Date + ".html"
-	}
+	href := digestHref(siteURL, user, d.Date)
 	return atomEntry{
-		ID:      "tag:feeddigest," + d.Date + ":" + user,
+		ID:      atomEntryID(user, d.Date),
 		Title:   v.Title,
 		Updated: builtOr(d.BuiltAt, updated).UTC().Format(time.RFC3339),
 		Link:    atomLink{Rel: "alternate", Type: "text/html", Href: href},
 		Content: atomContent{Type: "html", Body: string(summary)},
 	}, nil
+}
+
+func atomEntryID(user, date string) string { return "tag:feeddigest," + date + ":" + user }
+
+// digestHref is the link of a digest's Atom entry to its page.
+func digestHref(siteURL, user, date string) string {
+	if href := siteFile(siteURL, user, date+".html"); href != "" {
+		return href
+	}
+	return date + ".html"
 }
 
 // builtOr is t, or fallback when t is unknown: Atom requires a date.

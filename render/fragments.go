@@ -3,7 +3,7 @@ package render
 import (
 	"strings"
 
-	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"feeddigest/domain"
 )
@@ -38,19 +38,31 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	}
 	// From the sanitised tree itself, which is what html parses back to:
 	// a parse fewer for each.
-	tree.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-		f.Links = append(f.Links, a.AttrOr("href", ""))
-	})
+	f.Links = appendLinks(f.Links, tree)
 	f.Whole = f.Excerpt != "" && f.Excerpt == treeText(tree)
 	return f
 }
 
-// treeText is plainText of the HTML that tree is the body of.
-func treeText(tree *goquery.Selection) string {
-	var b strings.Builder
-	for _, n := range tree.Nodes {
-		writeText(&b, n)
+// appendLinks appends the href of every link below n, in document order.
+func appendLinks(links []string, n *html.Node) []string {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "a" {
+			if i := attrIndex(c, "href"); i >= 0 {
+				links = append(links, c.Attr[i].Val)
+			}
+		}
+		links = appendLinks(links, c)
 	}
+	return links
+}
+
+// treeText is plainText of the HTML that tree is the body of.
+func treeText(tree *html.Node) string {
+	var b strings.Builder
+	writeText(&b, tree)
 	return strings.Join(strings.Fields(b.String()), " ")
 }
 

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"feeddigest/domain"
@@ -158,4 +159,20 @@ code</pre><p>after <b>bold <i>both</b> italic</i></p>`,
 			t.Errorf("whole %v, want %v: excerpt %q, text parsed again %q", got.Whole, want, got.Excerpt, plainText(got.HTML))
 		}
 	})
+}
+
+// BenchmarkMakeFragments makes the fragments of an entry like those of
+// the 2000-feed run benchmark (BenchmarkRun2000Feeds): 1.5 KB of HTML
+// with relative links, an image and a script.
+func BenchmarkMakeFragments(b *testing.B) {
+	para := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 6)
+	e := domain.Entry{
+		Title: "Entry 3 of feed 7", Link: "https://site7.example/posts/7/3",
+		Content: `<p>` + para + `<a href="/posts/3">an earlier post</a> and <a href="https://other.example/x?y=7">a friend</a>.</p>` +
+			`<p><img src="img/3.png" alt="a figure"> ` + para + `</p><script>alert(3)</script><p><em>` + para + `</em></p>`,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		MakeFragments("https://site7.example/feed", e)
+	}
 }

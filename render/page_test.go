@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"math"
@@ -355,5 +356,45 @@ func TestStatusSaysGoneFeedsAreNeverPolled(t *testing.T) {
 	}
 	if !strings.Contains(s[strings.Index(s, "new.example"):], "when a subscriber is due") {
 		t.Error("a new feed waits for a subscriber")
+	}
+}
+
+// A feed.xml written again copies the entries of the digests it had,
+// byte for byte, without their titles; never one of another site or of
+// a digest built again.
+func TestAtomFeedKeeping(t *testing.T) {
+	const site = "https://example.org/digest"
+	now := utc("2020-11-23T00:05:00Z")
+	full := []Digest{emptyDigest(t), goldenDigest(t)}
+	before, err := AtomFeed("ada", site, full, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := ReadAtomEntries(bytes.NewReader(before))
+	bare := make([]Digest, len(full))
+	for i, d := range full {
+		bare[i] = Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt}
+		if !kept.Keeps("ada", site, d.Date, d.BuiltAt) {
+			t.Errorf("%s not kept", d.Date)
+		}
+	}
+	var again bytes.Buffer
+	if err := WriteAtomFeedKeeping(&again, "ada", site, bare, now, kept); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != string(before) {
+		t.Errorf("feed written again from its kept entries differs:\n%s\nwant\n%s", again.String(), before)
+	}
+	d := full[1]
+	for name, keeps := range map[string]bool{
+		"another site":  kept.Keeps("ada", "https://other.example/", d.Date, d.BuiltAt),
+		"built again":   kept.Keeps("ada", site, d.Date, d.BuiltAt.Add(time.Second)),
+		"build unknown": kept.Keeps("ada", site, d.Date, time.Time{}),
+		"another user":  kept.Keeps("bob", site, d.Date, d.BuiltAt),
+		"nothing read":  ReadAtomEntries(strings.NewReader("<feed")).Keeps("ada", site, d.Date, d.BuiltAt),
+	} {
+		if keeps {
+			t.Errorf("%s: entry kept", name)
+		}
 	}
 }

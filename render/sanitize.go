@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
 	"feeddigest/internal/redact"
@@ -54,32 +55,137 @@ func sanitize(raw, base string, top int) string {
 	return out
 }
 
-// sanitized is sanitize, and the tree of its result for reading more from
-// it without parsing the result again (nil when the result is empty).
-func sanitized(raw, base string, top int) (string, *goquery.Selection) {
+// sanitized is sanitize, and the body of its result's tree for reading
+// more from it without parsing the result again (nil when the result is
+// empty).
+func sanitized(raw, base string, top int) (string, *html.Node) {
 	if strings.TrimSpace(raw) == "" {
 		return "", nil
 	}
 	clean := contentPolicy.Sanitize(dropPixels(raw))
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
+	doc, err := html.Parse(strings.NewReader(clean))
 	if err != nil {
 		return "", nil
 	}
-	body := doc.Find("body")
-	resolveURLs(body, absoluteHTTP(base))
-	body.Find("img:not([src])").Remove()
-	body.Find("a[href], area[href]").SetAttr("rel", relSafe)
-	// Ids could clash with the page's own anchors, and in-page links were
-	// resolved to the entry's page above, so they serve nothing here.
-	body.Find("[id]").RemoveAttr("id")
-	shiftHeadings(body, top)
-	// Images inside a closed <details> then load only when opened.
-	body.Find("img").SetAttr("loading", "lazy")
-	out, err := body.Html()
-	if err != nil {
+	body := findBody(doc)
+	if body == nil {
 		return "", nil
 	}
-	return strings.TrimSpace(out), body
+	heads := tidy(body, absoluteHTTP(base), nil)
+	shiftHeadingNodes(heads, top)
+	var b strings.Builder
+	b.Grow(len(clean) + len(clean)/8)
+	for c := body.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			return "", nil
+		}
+	}
+	return strings.TrimSpace(b.String()), body
+}
+
+// tidy makes the elements below n fit to show, in one walk of the
+// sanitised tree, and returns the headings met (appended to heads): URL
+// attributes made absolute or dropped (resolveURLs), images left without
+// a source removed, rel set on links, ids dropped (they could clash with
+// the page's own anchors, and in-page links were resolved to the entry's
+// page, so they serve nothing here), and images set to load lazily (inside
+// a closed <details> they then load only when opened). Each element gets
+// these steps in this order, which decides the order of its attributes.
+func tidy(n *html.Node, base *url.URL, heads []*html.Node) []*html.Node {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			if tidyElement(c, base) {
+				n.RemoveChild(c)
+				c = next
+				continue
+			}
+			if isHeading(c) {
+				heads = append(heads, c)
+			}
+			heads = tidy(c, base, heads)
+		}
+		c = next
+	}
+	return heads
+}
+
+// tidyElement does tidy's steps to the element n and says whether it is
+// to be removed.
+func tidyElement(n *html.Node, base *url.URL) (remove bool) {
+	for _, attr := range urlAttrs {
+		i := attrIndex(n, attr)
+		if i < 0 {
+			continue
+		}
+		if abs := resolve(base, n.Attr[i].Val); abs != "" {
+			n.Attr[i].Val = abs
+		} else {
+			removeAttrAt(n, i)
+		}
+	}
+	switch n.Data {
+	case "img":
+		if attrIndex(n, "src") < 0 {
+			return true
+		}
+	case "a", "area":
+		if attrIndex(n, "href") >= 0 {
+			setAttr(n, "rel", relSafe)
+		}
+	}
+	if i := attrIndex(n, "id"); i >= 0 {
+		removeAttrAt(n, i)
+	}
+	if n.Data == "img" {
+		setAttr(n, "loading", "lazy")
+	}
+	return false
+}
+
+// attrIndex is the index of n's first attribute named key, or -1.
+func attrIndex(n *html.Node, key string) int {
+	for i, a := range n.Attr {
+		if a.Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// setAttr sets n's first attribute named key, or adds it last.
+func setAttr(n *html.Node, key, val string) {
+	if i := attrIndex(n, key); i >= 0 {
+		n.Attr[i].Val = val
+		return
+	}
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
+}
+
+// removeAttrAt removes n's attribute i, moving the last one into its
+// place (as goquery does, which made the stored fragments: the order of
+// attributes stays what it was).
+func removeAttrAt(n *html.Node, i int) {
+	last := len(n.Attr) - 1
+	n.Attr[i], n.Attr[last], n.Attr = n.Attr[last], html.Attribute{}, n.Attr[:last]
+}
+
+func isHeading(n *html.Node) bool {
+	return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
+}
+
+// findBody is the first body element of a parsed document, nil when it
+// has none (a frameset).
+func findBody(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "body" {
+			return c
+		}
+		if b := findBody(c); b != nil {
+			return b
+		}
+	}
+	return nil
 }
 
 // shiftHeadings renumbers the headings under sel so the highest becomes
@@ -88,12 +194,19 @@ func shiftHeadings(sel *goquery.Selection, top int) {
 	if top == 0 {
 		return
 	}
-	heads := sel.Find("h1, h2, h3, h4, h5, h6")
+	shiftHeadingNodes(sel.Find("h1, h2, h3, h4, h5, h6").Nodes, top)
+}
+
+// shiftHeadingNodes is shiftHeadings of the headings given.
+func shiftHeadingNodes(heads []*html.Node, top int) {
+	if top == 0 {
+		return
+	}
 	highest := 6
-	for _, n := range heads.Nodes {
+	for _, n := range heads {
 		highest = min(highest, int(n.Data[1]-'0'))
 	}
-	for _, n := range heads.Nodes {
+	for _, n := range heads {
 		n.Data = "h" + strconv.Itoa(min(6, top+int(n.Data[1]-'0')-highest))
 		n.DataAtom = atom.Lookup([]byte(n.Data))
 	}
@@ -174,21 +287,6 @@ func pixelSize(s string) (float64, bool) {
 
 // urlAttrs are the URL-valued attributes the content policy lets through.
 var urlAttrs = []string{"href", "src", "cite"}
-
-// resolveURLs makes every URL attribute absolute against base and keeps
-// only http, https and mailto results.
-func resolveURLs(sel *goquery.Selection, base *url.URL) {
-	for _, attr := range urlAttrs {
-		sel.Find("[" + attr + "]").Each(func(_ int, el *goquery.Selection) {
-			v, _ := el.Attr(attr)
-			if abs := resolve(base, v); abs != "" {
-				el.SetAttr(attr, abs)
-			} else {
-				el.RemoveAttr(attr)
-			}
-		})
-	}
-}
 
 // resolve returns ref made absolute against base, or "" when it cannot be
 // made into an http, https or mailto URL.

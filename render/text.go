@@ -1,11 +1,11 @@
 package render
 
 import (
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
 	"feeddigest/domain"
@@ -92,15 +92,112 @@ func plainText(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return strings.Join(strings.Fields(s), " ")
 	}
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(s))
+	if text, ok := simpleText(s); ok {
+		return text
+	}
+	return treeTextOf(s)
+}
+
+// treeTextOf is plainText of any HTML, from the tree the parser builds.
+func treeTextOf(s string) string {
+	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
 		return ""
 	}
-	var b strings.Builder
-	for _, n := range doc.Find("body").Nodes {
-		writeText(&b, n)
+	body := findBody(doc)
+	if body == nil {
+		return ""
 	}
-	return strings.Join(strings.Fields(b.String()), " ")
+	return treeText(body)
+}
+
+// simpleElements are the elements of ordinary feed HTML whose text the
+// parser's tree keeps in the order of the tokens, and whose words it
+// separates where the tokens are (no foster parenting as in tables, no
+// raw text as in script, no foreign content as in svg).
+var simpleElements = map[string]bool{
+	"a": true, "abbr": true, "b": true, "bdi": true, "bdo": true, "cite": true, "code": true,
+	"del": true, "dfn": true, "em": true, "i": true, "ins": true, "kbd": true, "mark": true,
+	"q": true, "s": true, "samp": true, "small": true, "span": true, "strong": true, "sub": true,
+	"sup": true, "time": true, "u": true, "var": true,
+	"p": true, "div": true, "blockquote": true, "ul": true, "ol": true, "li": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "pre": true,
+	"figure": true, "figcaption": true, "section": true, "article": true, "header": true,
+	"footer": true, "aside": true, "dl": true, "dt": true, "dd": true, "address": true,
+	"main": true, "nav": true, "details": true, "summary": true,
+}
+
+// simpleSkipped are elements whose text simpleText skips (skipText): the
+// tokenizer reads their content as raw text, as the parser does.
+var simpleSkipped = map[string]bool{"script": true, "style": true, "iframe": true, "noscript": true}
+
+// simpleVoid are the void elements simpleText reads.
+var simpleVoid = map[string]bool{"br": true, "hr": true, "img": true, "wbr": true}
+
+// simpleText is plainText of s read token by token, without building the
+// tree, when s is simple enough for that to give the same text: only
+// simpleElements, simpleSkipped and simpleVoid, every end tag closing the element open
+// last, no NUL. ok is false for anything else, which needs the tree.
+func simpleText(s string) (text string, ok bool) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", false
+	}
+	z := html.NewTokenizer(strings.NewReader(s))
+	var open []string
+	skipping := 0
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				return "", false
+			}
+			return strings.Join(strings.Fields(b.String()), " "), true
+		case html.TextToken:
+			if skipping == 0 {
+				b.Write(z.Text())
+			}
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			switch {
+			case simpleVoid[string(name)]:
+			case simpleElements[string(name)]:
+				open = append(open, string(name))
+			case simpleSkipped[string(name)]:
+				open = append(open, string(name))
+				skipping++
+			default:
+				return "", false
+			}
+			if blockText[string(name)] {
+				b.WriteByte(' ')
+			}
+		case html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			if !simpleVoid[string(name)] {
+				return "", false
+			}
+			if blockText[string(name)] {
+				b.WriteByte(' ')
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if len(open) == 0 || open[len(open)-1] != string(name) {
+				return "", false
+			}
+			open = open[:len(open)-1]
+			if simpleSkipped[string(name)] {
+				skipping--
+			}
+			if blockText[string(name)] {
+				b.WriteByte(' ')
+			}
+		case html.CommentToken:
+		default: // a doctype
+			return "", false
+		}
+	}
 }
 
 // writeText appends the text below n, with spaces around block elements.
@@ -129,13 +226,13 @@ func writeText(b *strings.Builder, n *html.Node) {
 // cut shortens whitespace-collapsed text to at most maxWords words and
 // about maxChars characters, at a word boundary, marking the cut with "…".
 func cut(text string, maxWords, maxChars int) string {
-	words := strings.Fields(text)
-	if len(words) <= maxWords && utf8.RuneCountInString(text) <= maxChars {
+	if utf8.RuneCountInString(text) <= maxChars && !moreWords(text, maxWords) {
 		return text
 	}
+	// Word by word up to the cut, not splitting a whole post into words.
 	var b strings.Builder
-	n := 0
-	for i, w := range words {
+	n, i := 0, 0
+	for w := range strings.FieldsSeq(text) {
 		wn := utf8.RuneCountInString(w)
 		if i == maxWords || (i > 0 && n+1+wn > maxChars) {
 			break
@@ -146,12 +243,24 @@ func cut(text string, maxWords, maxChars int) string {
 		}
 		b.WriteString(w)
 		n += wn
+		i++
 	}
 	out := b.String()
 	if n > maxChars { // one word longer than the limit, e.g. a URL
 		out = string([]rune(out)[:maxChars])
 	}
 	return strings.TrimRight(out, " ,;:-–—") + ellipsis
+}
+
+// moreWords says whether text has more than max words.
+func moreWords(text string, max int) bool {
+	n := 0
+	for range strings.FieldsSeq(text) {
+		if n++; n > max {
+			return true
+		}
+	}
+	return false
 }
 
 // StripControl removes control characters (C0, DEL and C1: a terminal

@@ -113,3 +113,66 @@ func TestIntroMarkdownIsSafe(t *testing.T) {
 		t.Errorf("empty intros gave %q", empty)
 	}
 }
+
+var simpleTextSeeds = []string{
+	`<p>one</p><p>two <b>three</b></p>`,
+	`<p>a<p>b`,
+	`<ul><li>one<li>two</ul>`,
+	`<p>a<div>b</div></p>c`,
+	`<b>x<p>y</b>z</p>`,
+	`a<br>b<br/>c<hr>d<img src=x alt=y>e`,
+	`<pre>
+x</pre>y`,
+	`<h1><h2>x</h2></h1>y`,
+	`<a href=x><a href=y>z</a></a>w`,
+	`<p>&amp; &eacute; &#x41;&nbsp;x</p>`,
+	`<!-- c --><p>a</p>`,
+	`<table><tr><td>a</td></tr>b</table>`,
+	`<script>x</script>y`,
+	"<p>a\x00b</p>",
+	`<script>x</script>y<p>z<style>p{}</style>w</p>`,
+	`<noscript><p>n</p></noscript>x<iframe src=y>if</iframe>z`,
+	`<p>a<script>b`,
+	`<p/>x<div/>y`,
+	`<li>a<li>b</li>c</li>`,
+}
+
+// simpleText reads the words the parser's tree holds.
+func TestSimpleTextAsTree(t *testing.T) {
+	for _, s := range simpleTextSeeds {
+		if got, ok := simpleText(s); ok && got != treeTextOf(s) {
+			t.Errorf("simpleText(%q) = %q, the tree reads %q", s, got, treeTextOf(s))
+		}
+	}
+	for _, s := range []string{`<p>one</p><p>two <b>three</b></p>`, `<p>x</p><script>alert(1)</script>`} {
+		if _, ok := simpleText(s); !ok {
+			t.Errorf("%q needs the tree", s)
+		}
+	}
+}
+
+func FuzzSimpleTextAsTree(f *testing.F) {
+	for _, s := range simpleTextSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, ok := simpleText(s); ok && got != treeTextOf(s) {
+			t.Fatalf("simpleText(%q) = %q, the tree reads %q", s, got, treeTextOf(s))
+		}
+	})
+}
+
+func TestCutAtTheLimits(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"a b c", "a b c"},             // as many words as allowed
+		{"a b c d", "a b c…"},          // one word more
+		{"abcdefghij", "abcdefghij"},   // as many characters as allowed
+		{"ab cd efghi j", "ab cd…"},    // the next word would pass them
+		{"abcdefghijk", "abcdefghij…"}, // one word longer than them
+		{"ab, cd, efghi", "ab, cd…"},   // no punctuation before the mark
+	} {
+		if got := cut(c.text, 3, 10); got != c.want {
+			t.Errorf("cut(%q, 3, 10) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

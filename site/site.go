@@ -96,6 +96,18 @@ func (p *Publisher) UserFeed(user string, feed io.WriterTo) error {
 	return replace(filepath.Join(p.siteDir, user, "feed.xml"), feed)
 }
 
+// OpenUserFeed opens user's Atom feed as written before.
+func (p *Publisher) OpenUserFeed(user string) (*os.File, error) {
+	if err := checkUser(user); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(p.siteDir, user, "feed.xml"))
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	return f, nil
+}
+
 // StatusPage writes the status page.
 func (p *Publisher) StatusPage(page io.WriterTo) error {
 	return replace(filepath.Join(p.siteDir, "status.html"), page)

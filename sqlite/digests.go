@@ -167,7 +167,9 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 			return err
 		}
 		d.Since = fromUnix(prevBuilt)
-		ids, err := digestEntryIDs(ctx, tx, user, prevBuilt, unix(now))
+		stmts := &txStatements{tx: tx}
+		defer stmts.close()
+		ids, err := digestEntryIDs(ctx, stmts, user, prevBuilt, unix(now))
 		if err != nil {
 			return err
 		}
@@ -186,7 +188,7 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 			return err
 		}
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO digest_entries (user, date, entry_id) VALUES (?, ?, ?)", user, date, id); err != nil {
+			if _, err := stmts.exec(ctx, "INSERT INTO digest_entries (user, date, entry_id) VALUES (?, ?, ?)", user, date, id); err != nil {
 				return err
 			}
 		}
@@ -223,8 +225,8 @@ const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = 
 // it again next time. A feed not yet read at all stays unintroduced, so
 // that its backlog, when it comes, is cut the same way. All of it is
 // written in the caller's transaction.
-func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int64) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT s.feed_id, s.introduced_at != 0,
+func digestEntryIDs(ctx context.Context, tx *txStatements, user string, since, now int64) ([]int64, error) {
+	rows, err := tx.tx.QueryContext(ctx, `SELECT s.feed_id, s.introduced_at != 0,
 		f.last_success != 0 OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
 		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user = ? ORDER BY s.feed_id`, user)
 	if err != nil {
@@ -274,8 +276,8 @@ func digestEntryIDs(ctx context.Context, tx *sql.Tx, user string, since, now int
 // introduce brings a feed new to user's digests: its entries that are
 // news to the user and the newest of its backlog (store.Introduce); the
 // rest of the backlog is withheld from the user for good.
-func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.first_seen > s.added_at
+func introduce(ctx context.Context, tx *txStatements, user string, feedID, now int64) ([]int64, error) {
+	rows, err := tx.query(ctx, `SELECT e.id, e.first_seen > s.added_at
 			AND (e.first_seen > f.first_read OR (e.published >= s.added_at AND e.published <= e.first_seen))
 		FROM entries e JOIN subscriptions s ON s.user = ?1 AND s.feed_id = e.feed_id,
 			(SELECT MIN(first_seen) AS first_read FROM entries WHERE feed_id = ?2) f
@@ -298,20 +300,20 @@ func introduce(ctx context.Context, tx *sql.Tx, user string, feedID, now int64) 
 	shown, withheld := store.Introduce(offered)
 	if len(withheld) > 0 {
 		ids, _ := json.Marshal(withheld)
-		if _, err := tx.ExecContext(ctx, "INSERT INTO withheld_entries (user, entry_id) SELECT ?, value FROM json_each(?)",
+		if _, err := tx.exec(ctx, "INSERT INTO withheld_entries (user, entry_id) SELECT ?, value FROM json_each(?)",
 			user, string(ids)); err != nil {
 			return nil, fmt.Errorf("withhold older entries: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE subscriptions SET introduced_at = ? WHERE user = ? AND feed_id = ?",
+	if _, err := tx.exec(ctx, "UPDATE subscriptions SET introduced_at = ? WHERE user = ? AND feed_id = ?",
 		now, user, feedID); err != nil {
 		return nil, err
 	}
 	return shown, nil
 }
 
-func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+func queryIDs(ctx context.Context, tx *txStatements, query string, args ...any) ([]int64, error) {
+	rows, err := tx.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -611,4 +613,52 @@ func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error
 		}
 		return nil
 	})
+}
+
+// txStatements prepares each statement a transaction runs once, however
+// many times it runs it: building a digest runs the same few for every
+// subscription and every entry, and SQLite compiling them each time cost
+// more than running them.
+type txStatements struct {
+	tx       *sql.Tx
+	prepared map[string]*sql.Stmt
+}
+
+func (t *txStatements) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := t.prepared[query]; ok {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if t.prepared == nil {
+		t.prepared = map[string]*sql.Stmt{}
+	}
+	t.prepared[query] = st
+	return st, nil
+}
+
+func (t *txStatements) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (t *txStatements) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// close closes the statements (a transaction's end closes them too; this
+// frees them at once).
+func (t *txStatements) close() {
+	for _, st := range t.prepared {
+		st.Close()
+	}
 }
