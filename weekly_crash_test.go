@@ -36,7 +36,7 @@ func TestWeeklyUserKilledRunsLoseNothing(t *testing.T) {
 			t.Fatalf("run at %s: %v\n%s", now, err, out)
 		}
 	}
-	seed := uint64(time.Now().UnixNano())
+	seed := testSeed(t)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	posted := map[string]bool{}
@@ -51,7 +51,7 @@ func TestWeeklyUserKilledRunsLoseNothing(t *testing.T) {
 				for _, f := range feeds {
 					n++
 					id := fmt.Sprintf("%s-%d", f[1:], n)
-					post(ts, f, id)
+					postDated(ts, f, id, now)
 					posted[id] = true
 				}
 			}

@@ -184,7 +184,7 @@ func (w *workerWorld) command(now time.Time) *exec.Cmd {
 // per_host requests in flight, whichever workers send them.
 func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	w := newWorkerWorld(t)
-	seed := uint64(time.Now().UnixNano())
+	seed := testSeed(t)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var feeds []string
