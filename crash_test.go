@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,21 +179,27 @@ func (w *crashWorld) runToEnd(t *testing.T, now time.Time) {
 // subscriber, and no digest mailed twice.
 func (w *crashWorld) check(t *testing.T, posted map[string]string) {
 	t.Helper()
-	for user, feeds := range w.users {
-		got := pageCounts(t, w.site, user)
+	checkDeliveredOnce(t, w.site, w.users, posted, mailedTimes(t, w.mail))
+}
+
+// checkDeliveredOnce checks that every posted entry (id -> feed) is in
+// exactly one daily page of each user subscribed to its feed (user ->
+// feeds) and in none of the others', and that no digest was mailed twice.
+func checkDeliveredOnce(t *testing.T, site string, users map[string][]string, posted map[string]string, mailed map[string]int) {
+	t.Helper()
+	for user, feeds := range users {
+		got := pageCounts(t, site, user)
 		for id, feed := range posted {
 			want := 0
-			for _, f := range feeds {
-				if f == feed {
-					want = 1
-				}
+			if slices.Contains(feeds, feed) {
+				want = 1
 			}
 			if got[id] != want {
 				t.Errorf("%s: entry %s (%s) in %d daily pages, want %d", user, id, feed, got[id], want)
 			}
 		}
 	}
-	for id, n := range mailedTimes(t, w.mail) {
+	for id, n := range mailed {
 		if n > 1 {
 			t.Errorf("digest %s mailed %d times", id, n)
 		}

@@ -255,25 +255,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	}
 	mailed := mailedTimes(t, w.mail)
 	t.Logf("%d entries, %d workers killed, %d passes polled by more than one worker, %d digests mailed", len(posted), kills, shared, len(mailed))
-	for user, feeds := range w.users {
-		got := pageCounts(t, w.site, user)
-		for id, feed := range posted {
-			want := 0
-			for _, f := range feeds {
-				if f == feed {
-					want = 1
-				}
-			}
-			if got[id] != want {
-				t.Errorf("%s: entry %s (%s) in %d daily pages, want %d", user, id, feed, got[id], want)
-			}
-		}
-	}
-	for id, n := range mailed {
-		if n > 1 {
-			t.Errorf("digest %s mailed %d times", id, n)
-		}
-	}
+	checkDeliveredOnce(t, w.site, w.users, posted, mailed)
 	outbox, _ := filepath.Glob(filepath.Join(filepath.Dir(w.config), "outbox", "*.eml"))
 	if len(mailed) > len(outbox) || len(mailed) < len(outbox)-kills {
 		t.Errorf("%d digests mailed for %d in the outbox (%d kills)", len(mailed), len(outbox), kills)

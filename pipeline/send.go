@@ -26,18 +26,7 @@ func (p *pass) send(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if unsent, err = p.skipEmpty(ctx, unsent); err != nil {
-		return err
-	}
-	plan := planSends(p.mailable(unsent), p.opts.Now)
-	for _, g := range plan.giveUp {
-		p.opts.Log.Warn("digest not sent: given up", "user", g.digest.User, "date", g.digest.Date, "why", g.why,
-			"last_error", g.digest.SendError)
-		if err := p.st.GiveUpSend(ctx, g.digest.User, g.digest.Date, p.opts.Now, g.why); err != nil {
-			return err
-		}
-	}
-	if err := p.deliver(ctx, plan.send); err != nil {
+	if err := p.sendUnsent(ctx, unsent); err != nil {
 		return err
 	}
 	return p.noteMailProblems(ctx)
@@ -63,7 +52,15 @@ func (p *pass) sendTo(ctx context.Context, user string) error {
 			unsent = append(unsent, d)
 		}
 	}
-	if unsent, err = p.skipEmpty(ctx, unsent); err != nil {
+	return p.sendUnsent(ctx, unsent)
+}
+
+// sendUnsent mails the unsent digests given, oldest first, that are due a
+// try, after recording those not to be mailed (skip_empty) and those given
+// up (planSends).
+func (p *pass) sendUnsent(ctx context.Context, unsent []domain.Digest) error {
+	unsent, err := p.skipEmpty(ctx, unsent)
+	if err != nil {
 		return err
 	}
 	plan := planSends(p.mailable(unsent), p.opts.Now)
