@@ -63,7 +63,7 @@ func appendLinks(links []string, n *html.Node) []string {
 func treeText(tree *html.Node) string {
 	var b strings.Builder
 	writeText(&b, tree)
-	return strings.Join(strings.Fields(b.String()), " ")
+	return collapseSpace(b.String())
 }
 
 // fragmentsOf are e's stored fragments, or, when it has none made by
