@@ -20,3 +20,27 @@ func FuzzCollapseSpace(f *testing.F) {
 		}
 	})
 }
+
+// treeTextIs must say what comparing with treeText says, for the whole
+// text, an excerpt cut from it, and texts a little off.
+func FuzzTreeTextIs(f *testing.F) {
+	for _, s := range []string{
+		"", "<p>one</p><p>two</p>", "a  b\n c", "<script>x</script>word", "<p>x\u00a0y</p>",
+		"<table><tr><td>a</td><td>b</td></tr></table>", "<p>" + strings.Repeat("word ", 60) + "</p>",
+		"é<br>à", "<pre>  a\n\tb  </pre>",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		_, tree := sanitized(raw, "https://example.org/", fragmentTop)
+		if tree == nil {
+			return
+		}
+		whole := treeText(tree)
+		for _, text := range []string{whole, cut(whole, excerptWords, excerptChars), whole + "x", strings.TrimSuffix(whole, "x"), "", whole + " "} {
+			if got, want := treeTextIs(tree, text), whole == text; got != want {
+				t.Errorf("treeTextIs(%q, %q) = %v, want %v", raw, text, got, want)
+			}
+		}
+	})
+}
