@@ -490,6 +490,13 @@ func isEntryElement(name []byte) bool {
 // characters dropped.
 func (r *xmlRepairer) text(from, to int, quote byte) {
 	for j := from; j < to; {
+		// Most of a feed is plain ASCII that is copied as it is: a run of
+		// it at once, not a byte at a time through the cases below.
+		if k := plainRun(r.in[j:to]); k > 0 {
+			r.out = append(r.out, r.in[j:j+k]...)
+			j += k
+			continue
+		}
 		switch c := r.in[j]; c {
 		case '&':
 			j = r.entity(j, to)
@@ -516,6 +523,32 @@ func (r *xmlRepairer) text(from, to int, quote byte) {
 			j = r.char(j, to)
 		}
 	}
+}
+
+// plainBytes are the bytes that text copies as they are, whatever
+// precedes them and whatever the quote: ASCII that XML allows and that
+// is no markup ('&', '<', '>', '"').
+var plainBytes = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range "\t\n\r" {
+		t[c] = true
+	}
+	for _, c := range `&<>"` {
+		t[c] = false
+	}
+	return t
+}()
+
+// plainRun is how many bytes b starts with that are plainBytes.
+func plainRun(b []byte) int {
+	for i, c := range b {
+		if !plainBytes[c] {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // chars copies in[from:to] dropping what XML does not allow.

@@ -61,44 +61,80 @@ func Compose(e render.Email) (*Message, error) {
 // and says that the rest are on the page.
 //
 // It never composes much more than fits: it lists the first
-// firstTry entries (the whole email of most digests), then twice as many
-// while they fit, then halves the gap between what fits and what does not.
-// A digest of 20,000 entries is never rendered whole for an email that
-// holds a tenth of them.
+// firstTry entries (the whole email of most digests), then, while they
+// fit, as many as the size per entry so far says would fit and an eighth
+// more; then it narrows the range between what fits and what does not,
+// guessing from the two sizes (an email grows by about the same with each
+// entry), and halving the range when a guess did not. A digest of 20,000
+// entries is never rendered whole for an email that holds a tenth of
+// them, and takes a handful of versions, not a dozen, to find the largest
+// that fits.
 func ComposeDigest(draft *render.EmailDraft) (*Message, error) {
 	n := draft.Entries()
 	var best *Message // the largest version known to fit
-	lo, hi := 0, 0    // lo entries fit (0: the frame, the last resort), hi do not
-	for try := min(n, firstTry); ; try = min(n, 2*try) {
+	s := sizeSearch{hi: n + 1}
+	for try := min(n, firstTry); ; try = s.next(n) {
 		m, err := composeFirst(draft, try)
 		if err != nil {
 			return nil, err
 		}
-		if m.size > MaxSize {
-			hi = try
-			break
+		if m.size <= MaxSize {
+			best = m
 		}
-		best, lo = m, try
-		if try == n {
+		if try == n && m.size <= MaxSize {
 			return m, nil
 		}
-	}
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		m, err := composeFirst(draft, mid)
-		if err != nil {
-			return nil, err
-		}
-		if m.size <= MaxSize {
-			best, lo = m, mid
-		} else {
-			hi = mid
+		s.record(try, m.size)
+		if s.lo+1 >= s.hi {
+			break
 		}
 	}
 	if best == nil { // even the frame is too large, or nothing fits: every entry is on the page
 		return composeFirst(draft, 0)
 	}
 	return best, nil
+}
+
+// sizeSearch is ComposeDigest's range: lo entries fit (0: the frame, the
+// last resort), hi do not (n+1 until some version is too large), with
+// their sizes when measured (0 when not).
+type sizeSearch struct {
+	lo, hi         int
+	loSize, hiSize int64
+	// halve says the last guess left more than half of the range: the
+	// next try is its middle, so that the search takes at most twice the
+	// tries of halving alone.
+	halve bool
+}
+
+// record narrows the range by a version of try entries, of size bytes.
+func (s *sizeSearch) record(try int, size int64) {
+	before := s.hi - s.lo
+	if size <= MaxSize {
+		s.lo, s.loSize = try, size
+	} else {
+		s.hi, s.hiSize = try, size
+	}
+	// Halving is for a range both ends of which were measured: before,
+	// its middle may be far more than fits.
+	s.halve = s.hiSize != 0 && !s.halve && 2*(s.hi-s.lo) > before
+}
+
+// next is how many entries to try next, strictly between lo and hi; n is
+// all there are.
+func (s *sizeSearch) next(n int) int {
+	guess := (s.lo + s.hi) / 2
+	switch {
+	case s.halve || s.loSize == 0 || s.lo == 0:
+	case s.hiSize == 0:
+		// Nothing too large yet: the size per entry so far, frame and
+		// all, guesses low; an eighth more makes up for it.
+		fit := int(int64(s.lo) * MaxSize / s.loSize)
+		guess = min(n, fit+fit/8)
+	default:
+		guess = s.lo + int(int64(s.hi-s.lo)*(MaxSize-s.loSize)/(s.hiSize-s.loSize))
+	}
+	return max(s.lo+1, min(guess, s.hi-1))
 }
 
 // firstTry is how many entries ComposeDigest lists first: far more than a

@@ -127,7 +127,7 @@ func TestComposeRefusesBadAddresses(t *testing.T) {
 }
 
 // bigDigest has feeds × perFeed entries with long titles and texts.
-func bigDigest(t *testing.T, feeds, perFeed int) render.Digest {
+func bigDigest(t testing.TB, feeds, perFeed int) render.Digest {
 	d := loadDigest(t, "digest")
 	d.Groups = nil
 	words := strings.Repeat("lorem ipsum dolor sit amet ", 30)
@@ -180,5 +180,50 @@ func TestEmailStaysUnderTheSizeBound(t *testing.T) {
 	small := buildEmail(t, bigDigest(t, 2, 5), testFrom, "")
 	if strings.Contains(string(small), "had room") {
 		t.Error("a small email says it was cut")
+	}
+}
+
+// TestEmailIsTheLargestThatFits: the email lists as many entries as fit,
+// not merely some number that does.
+func TestEmailIsTheLargestThatFits(t *testing.T) {
+	for _, size := range [][2]int{{40, 50}, {100, 60}, {30, 100}} {
+		draft, err := render.DigestEmail(bigDigest(t, size[0], size[1]), testFrom, "https://example.org/digest/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := mail.ComposeDigest(draft)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, parts := smtptest.ReadAlternative(t, messageBytes(t, msg))
+		kept := strings.Count(parts["text/plain"], "\n* Entry ")
+		if kept >= size[0]*size[1] {
+			t.Fatalf("%v: all %d entries fit; the test wants a digest too large", size, kept)
+		}
+		for n, fits := range map[int]bool{kept: true, kept + 1: false} {
+			e, err := draft.FirstEntries(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := mail.Compose(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mail.MeasuredSize(m) <= mail.MaxSize; got != fits {
+				t.Errorf("%v: the email lists %d entries, and %d fit: %v", size, kept, n, got)
+			}
+		}
+	}
+}
+
+func BenchmarkComposeDigest20k(b *testing.B) {
+	draft, err := render.DigestEmail(bigDigest(b, 200, 100), testFrom, "https://example.org/digest/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := mail.ComposeDigest(draft); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

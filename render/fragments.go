@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -39,8 +40,63 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	// From the sanitised tree itself, which is what html parses back to:
 	// a parse fewer for each.
 	f.Links = appendLinks(f.Links, tree)
-	f.Whole = f.Excerpt != "" && f.Excerpt == treeText(tree)
+	f.Whole = f.Excerpt != "" && treeTextIs(tree, f.Excerpt)
 	return f
+}
+
+// treeTextIs says whether treeText(tree) is text. The walk stops once the
+// tree has shown more non-space ASCII bytes than text has bytes, which the
+// collapsed text would hold too: an excerpt cut from a long post is not
+// the post, and the rest of its tree need not be read.
+func treeTextIs(tree *html.Node, text string) bool {
+	w := boundedText{limit: len(text)}
+	w.Grow(len(text) + 64)
+	if !w.write(tree) {
+		return false
+	}
+	return collapseSpace(w.String()) == text
+}
+
+// boundedText is writeText's text, up to limit non-space ASCII bytes.
+type boundedText struct {
+	strings.Builder
+	limit, solid int
+}
+
+// write is writeText, and says false as soon as the limit is passed.
+func (w *boundedText) write(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode:
+		for i := 0; i < len(n.Data); i++ {
+			if c := n.Data[i]; c < utf8.RuneSelf && !isASCIISpace(c) {
+				w.solid++
+			}
+		}
+		w.WriteString(n.Data)
+		return w.solid <= w.limit
+	case html.ElementNode:
+		if skipText[n.Data] {
+			return true
+		}
+	}
+	block := n.Type == html.ElementNode && blockText[n.Data]
+	if block {
+		w.WriteByte(' ')
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if !w.write(c) {
+			return false
+		}
+	}
+	if block {
+		w.WriteByte(' ')
+	}
+	return true
+}
+
+// isASCIISpace is unicode.IsSpace of an ASCII byte.
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // appendLinks appends the href of every link below n, in document order.
@@ -63,7 +119,7 @@ func appendLinks(links []string, n *html.Node) []string {
 func treeText(tree *html.Node) string {
 	var b strings.Builder
 	writeText(&b, tree)
-	return strings.Join(strings.Fields(b.String()), " ")
+	return collapseSpace(b.String())
 }
 
 // fragmentsOf are e's stored fragments, or, when it has none made by

@@ -90,7 +90,7 @@ func plainText(s string) string {
 		return ""
 	}
 	if !strings.ContainsAny(s, "<&") {
-		return strings.Join(strings.Fields(s), " ")
+		return collapseSpace(s)
 	}
 	if text, ok := simpleText(s); ok {
 		return text
@@ -153,7 +153,7 @@ func simpleText(s string) (text string, ok bool) {
 			if z.Err() != io.EOF {
 				return "", false
 			}
-			return strings.Join(strings.Fields(b.String()), " "), true
+			return collapseSpace(b.String()), true
 		case html.TextToken:
 			if skipping == 0 {
 				b.Write(z.Text())
@@ -274,4 +274,51 @@ func StripControl(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") (the same
+// whitespace, unicode.IsSpace's) without the slice of words: it runs on
+// every entry's text, twice. Text already collapsed comes back as it is.
+func collapseSpace(s string) string {
+	if collapsed(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for w := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// collapsed says whether s has no whitespace but single spaces between
+// words.
+func collapsed(s string) bool {
+	prevSpace := true // no space first
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		case c < utf8.RuneSelf:
+			if c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' {
+				return false
+			}
+			prevSpace = false
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return false
+			}
+			i += size - 1
+			prevSpace = false
+		}
+	}
+	return !prevSpace || s == ""
 }

@@ -1,0 +1,26 @@
+package fetch
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"testing"
+)
+
+func BenchmarkCheckXML(b *testing.B) {
+	para := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 6)
+	var body strings.Builder
+	body.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n" + `<feed xmlns="http://www.w3.org/2005/Atom"><title>Bench</title>`)
+	for n := range 10 {
+		content := fmt.Sprintf(`<p>%s<a href="/posts/%d">an earlier post</a> and <a href="https://other.example/x?y=%d">a friend</a>.</p><p><img src="img/%d.png" alt="a figure"> %s</p><script>alert(%d)</script><p><em>%s</em></p>`, para, n, n, n, para, n, para)
+		fmt.Fprintf(&body, "<entry><id>urn:bench:%d</id><title>Entry %d</title><link href=\"https://site.example/posts/%d\"/><updated>2026-11-21T08:0%d:00Z</updated><content type=\"html\">%s</content></entry>\n", n, n, n, n, html.EscapeString(content))
+	}
+	body.WriteString("</feed>\n")
+	in := []byte(body.String())
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if r := checkXML(in); r != 0 {
+			b.Fatal(r)
+		}
+	}
+}
