@@ -256,21 +256,23 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 // linkNext writes again the page of prev, a digest rendered in an earlier
 // pass, so that it links the digest after it. Only the page's pager
 // changes: the rest is copied from the page as written, so the page says
-// what it said; a page that is missing or does not end as this version
-// writes it is rendered again. A page whose entries have lost their texts
-// since (see store.Reader.DigestIntact) is left as it is, as before pages
-// were relinked: a missing link is better than an archive page emptied.
+// what it said, whether or not its entries kept their texts. A page that
+// is missing or does not end as this version writes it is rendered again,
+// unless its entries have lost their texts since (see
+// store.Reader.DigestIntact): then it is left as it is, a missing link
+// being better than an archive page emptied. The check is made only
+// then: it reads every entry of the digest, and most pages are relinked.
 func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
 	}
-	intact, err := p.st.DigestIntact(ctx, prev.User, prev.Date)
-	if err != nil || !intact {
+	before, after := neighbours(all, prev.Date)
+	err := relinkPage(pub, prev.User, prev.Date, render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date})
+	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	before, after := neighbours(all, prev.Date)
-	err = relinkPage(pub, prev.User, prev.Date, render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date})
-	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
+	intact, err := p.st.DigestIntact(ctx, prev.User, prev.Date)
+	if err != nil || !intact {
 		return err
 	}
 	rd, err := p.renderDigest(ctx, prev, u, feeds)

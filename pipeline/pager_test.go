@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"feeddigest/internal/feedtest"
+	"feeddigest/render"
 )
 
 // pageLinks are the head's icon and feed, and the pager's prev and next,
@@ -67,8 +68,9 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 		t.Errorf("status.html head links %v", links)
 	}
 
-	// A page whose entries lost their texts is not written again: it
-	// would come back empty. It goes without a link to the next digest.
+	// A page whose entries lost their texts is not rendered again: it
+	// would come back empty. Its pager alone changes, every other byte
+	// as written.
 	st, err := openState(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +84,36 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 	pub.SetWindow(1) // the poll brings a-9 alone, not a-2's text again
 	pub.Add("/feed", entry("a-9", "2026-11-24T00:01:00Z"))
 	runAt(t, cfg, "2026-11-24T00:05:00Z")
-	if readFile(t, last) != before {
-		t.Error("a page whose entries lost their texts was written again")
+	got := readFile(t, last)
+	if links := pageLinks(t, got); links["next"] != "2026-11-24.html" {
+		t.Errorf("the page whose entries lost their texts links %v, want next 2026-11-24.html", links)
+	}
+	var unlinked strings.Builder
+	was, now := render.Pager{Prev: days[1]}, render.Pager{Prev: days[1], Next: "2026-11-24"}
+	if err := render.RelinkPage(&unlinked, strings.NewReader(got), int64(len(got)), now, was); err != nil {
+		t.Fatal(err)
+	}
+	if unlinked.String() != before {
+		t.Errorf("the page whose entries lost their texts changed beyond its pager:\n%s\nwas\n%s", got, before)
+	}
+	// Not ending as this version writes it, and its entries without
+	// their texts, the page is left as it is.
+	next := filepath.Join(dir, "2026-11-24.html")
+	older := strings.Replace(readFile(t, next), "</main>\n<footer>", "</main>\n<!-- older -->\n<footer>", 1)
+	if err := os.WriteFile(next, []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = openState(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DropTexts(context.Background(), at("2027-01-01T00:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	pub.Add("/feed", entry("a-10", "2026-11-25T00:01:00Z"))
+	runAt(t, cfg, "2026-11-25T00:05:00Z")
+	if readFile(t, next) != older {
+		t.Error("a page that could not be relinked was rendered again, though its entries lost their texts")
 	}
 	if links := pageLinks(t, readFile(t, filepath.Join(dir, "2026-11-24.html"))); links["prev"] != days[2]+".html" {
 		t.Errorf("the new page links %v", links)

@@ -17,7 +17,9 @@ import (
 )
 
 // poll polls the feeds this pass owes a poll, concurrently, and stores
-// each result as it arrives (one transaction per feed).
+// each result as it arrives (one transaction per feed), but for those
+// that stored nothing and may wait (see groupable), saved saveGroup at a
+// time.
 func (p *pass) poll(ctx context.Context) error {
 	if err := p.settleUnfinishedPolls(ctx); err != nil {
 		return err
@@ -37,23 +39,80 @@ func (p *pass) poll(ctx context.Context) error {
 	defer client.Close()
 	results := make(chan polled)
 	go p.fetchAll(ctx, client, polls, byURL, results)
-	done, failed := 0, 0
-	var saveErr error
-	for r := range results {
-		ok, err := p.save(ctx, r)
-		if err != nil {
-			saveErr = errors.Join(saveErr, err)
-		}
-		done++
-		if !ok {
-			failed++
-		}
-		p.opts.Progress(Event{Kind: EventPolled, Total: len(polls), Done: done, Failed: failed, Detail: redact.URL(r.feed.URL)})
-	}
+	done, saveErr := p.saveAll(ctx, results, len(polls))
 	if err := ctx.Err(); err != nil {
 		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err), p.dropAbandonedPolls(ctx))
 	}
 	return saveErr
+}
+
+// saveAll saves the results of the total polls as they arrive, and says
+// how many it saved: each on its own, or, those that may wait (see
+// groupable), saveGroup at a time.
+func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (int, error) {
+	prog := &pollProgress{total: total}
+	var saveErr error
+	var group []polled
+	for r := range results {
+		if !groupable(r) {
+			ok, err := p.save(ctx, r)
+			saveErr = errors.Join(saveErr, err)
+			p.progress(prog, r, ok)
+			continue
+		}
+		if group = append(group, r); len(group) == saveGroup {
+			saveErr = errors.Join(saveErr, p.saveGroup(ctx, group, prog))
+			group = group[:0]
+		}
+	}
+	// What was polled before an interruption is saved all the same, as
+	// the saves of the others were.
+	saveErr = errors.Join(saveErr, p.saveGroup(context.WithoutCancel(ctx), group, prog))
+	return prog.done, saveErr
+}
+
+// saveGroup is how many polls that stored no entries are saved in one
+// transaction. A crash loses at most these, which are polled again.
+const saveGroup = 100
+
+// groupable says whether a poll may wait to be saved with others (see
+// saveGroup): one that stored no entries, whose attempt mark was never
+// set (see store.Store.BeginAttempt), so that a crash before its save
+// leaves its feed due again, as if it had never been polled, and not a
+// poll that seems to have killed the run; and not under a claim of a
+// shared pass, saved as the feed done in the pass.
+func groupable(r polled) bool {
+	return r.claim == nil && !r.marked && (r.res.Feed == nil || len(r.res.Feed.Entries) == 0)
+}
+
+// pollProgress counts the polls saved, for the progress reports.
+type pollProgress struct{ total, done, failed int }
+
+func (p *pass) progress(prog *pollProgress, r polled, ok bool) {
+	prog.done++
+	if !ok {
+		prog.failed++
+	}
+	p.opts.Progress(Event{Kind: EventPolled, Total: prog.total, Done: prog.done, Failed: prog.failed, Detail: redact.URL(r.feed.URL)})
+}
+
+// saveGroup saves polls that stored no entries in one transaction (see
+// groupable).
+func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress) error {
+	if len(group) == 0 {
+		return nil
+	}
+	records := make([]domain.Feed, len(group))
+	for i, r := range group {
+		records[i] = p.nextRecord(r.feed, r.res, store.SaveStats{}, r.feed.Polls == 0)
+	}
+	if err := p.st.UpdateFeeds(ctx, records); err != nil {
+		return err
+	}
+	for _, r := range group {
+		p.progress(prog, r, p.account(r, nil, store.SaveStats{}))
+	}
+	return nil
 }
 
 // choosePolls decides what the pass polls (the due users' feeds whose
@@ -90,6 +149,8 @@ type polled struct {
 	// claim is the host claimed in a shared pass (nil otherwise): the
 	// save marks the feed done in the pass, if the claim still holds.
 	claim *store.Work
+	// marked says the poll set its attempt mark (it read a body).
+	marked bool
 }
 
 // fetchAll polls at most Concurrency feeds at a time and hands each
@@ -104,7 +165,7 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 		}
 		g.Go(func() error {
 			f := *byURL[job.URL]
-			res := p.pollFeed(ctx, client, f)
+			res, marked := p.pollFeed(ctx, client, f)
 			if ctx.Err() != nil {
 				// Interrupted: the feed did not fail, we stopped
 				// listening. Its record stays as it was, due again.
@@ -113,7 +174,7 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 			// Here, on the polling side, where concurrency spreads the
 			// work: the saving side is one goroutine.
 			makeFragments(f, res)
-			out <- polled{feed: f, why: job.Why, res: res}
+			out <- polled{feed: f, why: job.Why, res: res, marked: marked}
 			return nil
 		})
 	}
@@ -122,15 +183,17 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 
 // pollFeed polls one feed. A body is read only once the poll is recorded
 // (see store.Store.BeginAttempt): a run that dies reading it is known to
-// the next, which does not read it again at once.
-func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) fetch.Result {
+// the next, which does not read it again at once. marked says whether
+// the poll was recorded so.
+func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) (res fetch.Result, marked bool) {
 	fetched := client.Fetch(ctx, pollRequest(f), p.opts.Now)
 	if fetched.BodyWaiting() {
 		if err := p.st.BeginAttempt(ctx, f.ID, p.opts.Now); err != nil {
-			return fetched.Abandon(err)
+			return fetched.Abandon(err), false
 		}
+		marked = true
 	}
-	return client.Read(ctx, fetched)
+	return client.Read(ctx, fetched), marked
 }
 
 // makeFragments makes the fragments of the entries a poll read (see
@@ -174,22 +237,33 @@ func feedState(f domain.Feed) schedule.FeedState {
 
 // save stores one poll's result; ok says whether the poll succeeded.
 func (p *pass) save(ctx context.Context, r polled) (bool, error) {
-	res := r.res
-	p.mu.Lock()
+	var entries []domain.Entry
+	if r.res.Feed != nil {
+		entries = uniqueEntries(r.res.Feed.Entries)
+	}
+	stats, err := p.record(ctx, r.claim, r.feed, r.res, entries)
+	if err != nil {
+		p.mu.Lock()
+		p.countPoll(r.res)
+		p.mu.Unlock()
+		return false, err
+	}
+	return p.account(r, entries, stats), nil
+}
+
+// countPoll counts a poll in the summary; p.mu held.
+func (p *pass) countPoll(res fetch.Result) {
 	p.sum.FeedsPolled++
 	p.sum.Requests += res.Requests
 	p.sum.Bytes += res.Bytes
-	p.mu.Unlock()
-	var entries []domain.Entry
-	if res.Feed != nil {
-		entries = uniqueEntries(res.Feed.Entries)
-	}
-	stats, err := p.record(ctx, r.claim, r.feed, res, entries)
-	if err != nil {
-		return false, err
-	}
+}
+
+// account counts and logs a saved poll; ok says whether it succeeded.
+func (p *pass) account(r polled, entries []domain.Entry, stats store.SaveStats) (ok bool) {
+	res := r.res
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.countPoll(res)
 	p.sum.NewEntries += stats.New
 	shown := redact.URL(r.feed.URL) // logs and the summary end up in CI
 	log := p.opts.Log.With("feed", shown, "why", string(r.why), "status", res.Status, "requests", res.Requests)
@@ -204,14 +278,14 @@ func (p *pass) save(ctx context.Context, r polled) (bool, error) {
 		p.sum.Failed++
 		log.Info("feed gone (410): no longer polled")
 		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: gone (410)", shown))
-		return false, nil
+		return false
 	default:
 		p.sum.Failed++
 		log.Info("poll failed", "error", res.Err)
 		p.sum.FeedErrors = append(p.sum.FeedErrors, fmt.Sprintf("%s: %s", shown, PollErrorText(res.Err)))
-		return false, nil
+		return false
 	}
-	return true, nil
+	return true
 }
 
 // uniqueEntries drops the repeats of a feed listing one entry twice.

@@ -289,7 +289,7 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	res := p.pollFeed(ctx, w.client, f)
+	res, _ := p.pollFeed(ctx, w.client, f)
 	<-w.inFlight
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening

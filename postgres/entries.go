@@ -139,6 +139,31 @@ func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 	return nil
 }
 
+// UpdateFeeds writes the records of polls that stored no entries, and
+// clears their attempt marks, in one transaction and one round trip (see
+// store.Store).
+func (s *Store) UpdateFeeds(ctx context.Context, feeds []domain.Feed) error {
+	if len(feeds) == 0 {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for _, f := range feeds {
+			b.Queue(updateFeedSQL, feedArgs(f)...).Exec(func(tag pgconn.CommandTag) error {
+				if tag.RowsAffected() != 1 {
+					return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
+				}
+				return nil
+			})
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("save %d polls: %w", len(feeds), err)
+	}
+	return nil
+}
+
 // Commit makes the poll's save durable.
 func (t *pollTx) Commit() error {
 	if t.closed {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -57,6 +58,36 @@ func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 	}
 	if err := t.s.updateFeed(ctx, t.tx, f); err != nil {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	return nil
+}
+
+// UpdateFeeds writes the records of polls that stored no entries, and
+// clears their attempt marks, in one transaction (see store.Store).
+func (s *Store) UpdateFeeds(ctx context.Context, feeds []domain.Feed) error {
+	if len(feeds) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(feeds))
+	for i, f := range feeds {
+		ids[i] = f.ID
+	}
+	marks, _ := json.Marshal(ids)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// One statement for every mark: most polls (a 304) have none.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM poll_attempts WHERE feed_id IN (SELECT value FROM json_each(?))",
+			string(marks)); err != nil {
+			return fmt.Errorf("clear the poll marks: %w", err)
+		}
+		for _, f := range feeds {
+			if err := s.updateFeed(ctx, tx, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save %d polls: %w", len(feeds), err)
 	}
 	return nil
 }

@@ -177,6 +177,12 @@ type Store interface {
 	DropAttempts(ctx context.Context) error
 	// BeginPoll starts the transaction that saves one poll of the feed.
 	BeginPoll(ctx context.Context, feedID int64) (PollTx, error)
+	// UpdateFeeds writes the records of polls that stored no entries (a
+	// 304, an unchanged body, a failure), in one transaction: all or
+	// none. Each clears its feed's attempt mark, as PollTx.UpdateFeed
+	// does. A pass saves thousands of 304s, and a transaction each cost
+	// more than the rest of their work.
+	UpdateFeeds(ctx context.Context, feeds []domain.Feed) error
 
 	// BuildDigest records the digest of user for date, built at now, in
 	// one transaction: the entries of the user's feeds first seen since

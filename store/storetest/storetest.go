@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
 		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
+		{"FeedRecordsSavedTogether", testFeedRecordsSavedTogether},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
 		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
@@ -750,6 +751,56 @@ func testAttemptMarkLastsUntilThePollIsSaved(t *testing.T, newStore NewStore) {
 	}
 	if left, _ := s.UnfinishedAttempts(ctx); len(left) != 0 {
 		t.Errorf("after DropAttempts: %+v", left)
+	}
+}
+
+// UpdateFeeds writes every record given, and clears their marks, all or
+// nothing.
+func testFeedRecordsSavedTogether(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	urls := []string{"https://a.example/feed", "https://b.example/feed", "https://c.example/feed"}
+	feeds := subscribe(t, s, map[string][]string{"ada": urls}, t0)
+	a, b, c := feeds[urls[0]], feeds[urls[1]], feeds[urls[2]]
+	for _, f := range []domain.Feed{a, c} {
+		if err := s.BeginAttempt(ctx, f.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.LastStatus, a.LastPoll, a.NextPoll, a.Polls = 304, t0, t0.Add(time.Hour), 1
+	b.LastStatus, b.LastPoll, b.LastError, b.ErrorCount = 503, t0, "HTTP 503", 1
+	if err := s.UpdateFeeds(ctx, []domain.Feed{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = reopen(t)
+	for _, want := range []domain.Feed{a, b} {
+		got, err := s.Feed(ctx, want.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inUTC(got) != want {
+			t.Errorf("read back\n%+v\nwant\n%+v", got, want)
+		}
+	}
+	left, err := s.UnfinishedAttempts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Feed.URL != c.URL {
+		t.Errorf("unfinished after UpdateFeeds: %+v, want only %s", left, c.URL)
+	}
+	// One record of a feed that does not exist: none is written.
+	a2, gone := a, c
+	a2.LastStatus = 200
+	gone.ID += 1000
+	if err := s.UpdateFeeds(ctx, []domain.Feed{a2, gone}); !errors.Is(err, store.ErrNoFeed) {
+		t.Errorf("a record of no feed: %v, want ErrNoFeed", err)
+	}
+	if got, _ := s.Feed(ctx, a.URL); got.LastStatus != 304 {
+		t.Errorf("a failed UpdateFeeds wrote %+v", got)
+	}
+	if err := s.UpdateFeeds(ctx, nil); err != nil {
+		t.Errorf("no records: %v", err)
 	}
 }
 

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/domain"
+	"feeddigest/fetch"
+	"feeddigest/store"
+)
+
+// countingStore counts the transactions a pass's saves take.
+type countingStore struct {
+	store.Store
+	polls   int   // BeginPoll
+	grouped []int // the records of each UpdateFeeds
+}
+
+func (c *countingStore) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, error) {
+	c.polls++
+	return c.Store.BeginPoll(ctx, feedID)
+}
+
+func (c *countingStore) UpdateFeeds(ctx context.Context, feeds []domain.Feed) error {
+	c.grouped = append(c.grouped, len(feeds))
+	return c.Store.UpdateFeeds(ctx, feeds)
+}
+
+// The polls that stored nothing and set no attempt mark (304s, and
+// failures before a body) are saved saveGroup to a transaction; a poll
+// with entries, or one that read a body, in its own, at once. Every
+// record is written all the same.
+func TestPollsThatStoredNothingAreSavedTogether(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
+	st, err := openState(ctx, &config.Config{State: filepath.Join(t.TempDir(), "state.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const n = 2*saveGroup + 50
+	var urls []string
+	for i := range n + 2 {
+		urls = append(urls, fmt.Sprintf("https://h%d.example/feed", i))
+	}
+	if err := st.SyncSubscriptions(ctx, map[string][]string{"ada": urls}, now); err != nil {
+		t.Fatal(err)
+	}
+	feeds, err := st.Feeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &countingStore{Store: st}
+	opts := Options{Now: now}
+	opts.defaults()
+	p := &pass{cfg: &config.Config{}, opts: opts, st: counting, rd: counting, sum: &Summary{}}
+	results := make(chan polled, len(feeds))
+	for i, f := range feeds {
+		r := polled{feed: f, why: "due", res: fetch.Result{Outcome: fetch.OutcomeUnchanged, Status: 304, Requests: 1}}
+		switch i {
+		case 0: // read a body (its mark set), unchanged
+			r.res.Status, r.marked = 200, true
+		case 1: // entries
+			r.res = fetch.Result{Outcome: fetch.OutcomeFresh, Status: 200, Requests: 1,
+				Feed: &fetch.Feed{Entries: []domain.Entry{{Key: "id:1", Title: "One"}}}}
+		case 2: // failed before any body
+			r.res = fetch.Result{Outcome: fetch.OutcomeHTTPError, Status: 503, Requests: 1, Err: fmt.Errorf("HTTP 503")}
+		}
+		results <- r
+	}
+	close(results)
+	done, err := p.saveAll(ctx, results, len(feeds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done != len(feeds) || p.sum.FeedsPolled != len(feeds) || p.sum.Unchanged != n || p.sum.Fresh != 1 || p.sum.Failed != 1 {
+		t.Errorf("saved %d, summary %+v, want %d polled, %d unchanged, 1 fresh, 1 failed", done, *p.sum, len(feeds), n)
+	}
+	if counting.polls != 2 || fmt.Sprint(counting.grouped) != fmt.Sprint([]int{saveGroup, saveGroup, 50}) {
+		t.Errorf("%d polls saved alone, groups %v; want 2, and groups of %d, %d and 50", counting.polls, counting.grouped, saveGroup, saveGroup)
+	}
+	after, err := st.Feeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range after {
+		if !f.LastPoll.Equal(now) {
+			t.Errorf("%s: last poll %v, want %v", f.URL, f.LastPoll, now)
+		}
+	}
+}
