@@ -18,7 +18,7 @@ import (
 
 // poll polls the feeds this pass owes a poll, concurrently, and stores
 // each result as it arrives (one transaction per feed), but for those
-// that stored nothing and may wait (see groupable), saved saveGroup at a
+// found unchanged that may wait (see groupable), saved saveGroup at a
 // time.
 func (p *pass) poll(ctx context.Context) error {
 	if err := p.settleUnfinishedPolls(ctx); err != nil {
@@ -71,18 +71,20 @@ func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (i
 	return prog.done, saveErr
 }
 
-// saveGroup is how many polls that stored no entries are saved in one
-// transaction. A crash loses at most these, which are polled again.
+// saveGroup is how many unchanged polls are saved in one transaction. A
+// crash loses at most these, which are polled again.
 const saveGroup = 100
 
 // groupable says whether a poll may wait to be saved with others (see
-// saveGroup): one that stored no entries, whose attempt mark was never
-// set (see store.Store.BeginAttempt), so that a crash before its save
-// leaves its feed due again, as if it had never been polled, and not a
-// poll that seems to have killed the run; and not under a claim of a
-// shared pass, saved as the feed done in the pass.
+// saveGroup): an unchanged feed (a 304) whose attempt mark was never set
+// (see store.Store.BeginAttempt), so that a crash before its save leaves
+// its feed due again, as if it had never been polled, and not a poll
+// that seems to have killed the run; not a failure, whose back-off and
+// Retry-After a crash must not lose; and not under a claim of a shared
+// pass, saved as the feed done in the pass.
 func groupable(r polled) bool {
-	return r.claim == nil && !r.marked && (r.res.Feed == nil || len(r.res.Feed.Entries) == 0)
+	return r.claim == nil && !r.marked && r.res.Outcome == fetch.OutcomeUnchanged &&
+		(r.res.Feed == nil || len(r.res.Feed.Entries) == 0)
 }
 
 // pollProgress counts the polls saved, for the progress reports.
@@ -96,7 +98,7 @@ func (p *pass) progress(prog *pollProgress, r polled, ok bool) {
 	p.opts.Progress(Event{Kind: EventPolled, Total: prog.total, Done: prog.done, Failed: prog.failed, Detail: redact.URL(r.feed.URL)})
 }
 
-// saveGroup saves polls that stored no entries in one transaction (see
+// saveGroup saves unchanged polls in one transaction (see
 // groupable).
 func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress) error {
 	if len(group) == 0 {

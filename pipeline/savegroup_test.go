@@ -30,11 +30,11 @@ func (c *countingStore) UpdateFeeds(ctx context.Context, feeds []domain.Feed) er
 	return c.Store.UpdateFeeds(ctx, feeds)
 }
 
-// The polls that stored nothing and set no attempt mark (304s, and
-// failures before a body) are saved saveGroup to a transaction; a poll
-// with entries, or one that read a body, in its own, at once. Every
-// record is written all the same.
-func TestPollsThatStoredNothingAreSavedTogether(t *testing.T) {
+// The polls that found their feed unchanged and set no attempt mark
+// (304s) are saved saveGroup to a transaction; a poll with entries, one
+// that read a body, or a failure (its back-off must survive a crash), in
+// its own, at once. Every record is written all the same.
+func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
 	st, err := openState(ctx, &config.Config{State: filepath.Join(t.TempDir(), "state.db")})
@@ -67,7 +67,7 @@ func TestPollsThatStoredNothingAreSavedTogether(t *testing.T) {
 		case 1: // entries
 			r.res = fetch.Result{Outcome: fetch.OutcomeFresh, Status: 200, Requests: 1,
 				Feed: &fetch.Feed{Entries: []domain.Entry{{Key: "id:1", Title: "One"}}}}
-		case 2: // failed before any body
+		case 2: // failed before any body: its back-off is not kept waiting
 			r.res = fetch.Result{Outcome: fetch.OutcomeHTTPError, Status: 503, Requests: 1, Err: fmt.Errorf("HTTP 503")}
 		}
 		results <- r
@@ -80,8 +80,8 @@ func TestPollsThatStoredNothingAreSavedTogether(t *testing.T) {
 	if done != len(feeds) || p.sum.FeedsPolled != len(feeds) || p.sum.Unchanged != n || p.sum.Fresh != 1 || p.sum.Failed != 1 {
 		t.Errorf("saved %d, summary %+v, want %d polled, %d unchanged, 1 fresh, 1 failed", done, *p.sum, len(feeds), n)
 	}
-	if counting.polls != 2 || fmt.Sprint(counting.grouped) != fmt.Sprint([]int{saveGroup, saveGroup, 50}) {
-		t.Errorf("%d polls saved alone, groups %v; want 2, and groups of %d, %d and 50", counting.polls, counting.grouped, saveGroup, saveGroup)
+	if counting.polls != 3 || fmt.Sprint(counting.grouped) != fmt.Sprint([]int{saveGroup, saveGroup, 49}) {
+		t.Errorf("%d polls saved alone, groups %v; want 3, and groups of %d, %d and 49", counting.polls, counting.grouped, saveGroup, saveGroup)
 	}
 	after, err := st.Feeds(ctx)
 	if err != nil {
