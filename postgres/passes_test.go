@@ -270,3 +270,76 @@ func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
 		t.Errorf("finishing the lost host: %v, want ErrClaimLost", err)
 	}
 }
+
+// A digest is ready once the last of its user's hosts is done, whoever
+// finishes it: the run that polled it, or the one that takes over the
+// host of a run that died after saving every poll but before saying the
+// host was done. A digest whose user has no feed in the pass is ready at
+// once.
+func TestDigestIsReadyOnceTheLastOfItsHostsIsDone(t *testing.T) {
+	url, plan := sharedState(t)
+	// ada's second feed moves to host b, beside bob's; cy follows nothing.
+	for i, f := range plan.Feeds {
+		if f.Host == "a.example" && i > 0 {
+			plan.Feeds[i].Host = "b.example"
+			break
+		}
+	}
+	plan.Digests = append(plan.Digests, store.DigestKey{User: "cy", Date: "2026-11-21"})
+	a, b := open(t, url), open(t, url)
+	const lease = time.Second
+	if _, _, err := a.JoinPass(ctx, hour, plan.Now, lease); err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.PlanPass(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _, err := b.JoinPass(ctx, hour, plan.Now, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa, wb := next(t, a, pa), next(t, b, pb)
+	if wa.Host != "a.example" || wb.Host != "b.example" || len(wa.Feeds) != 1 || len(wb.Feeds) != 2 {
+		t.Fatalf("claims %+v and %+v: want host a, then b with two feeds", wa, wb)
+	}
+	if w := next(t, a, pa); w.Kind != store.WorkDigest || w.Digest.User != "cy" {
+		t.Fatalf("with both hosts claimed: %+v, want cy's digest, ready at once", w)
+	} else if err := a.FinishWork(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	pollAll(t, a, wa)
+	if w, err := a.NextWork(ctx, pa); !errors.Is(err, store.ErrNoWorkYet) {
+		t.Fatalf("after host a: %+v %v, want nothing (ada's digest waits for host b)", w, err)
+	}
+	for _, cf := range wb.Feeds {
+		if err := savePassPoll(b, wb, cf.Feed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	die(b) // before saying host b is done
+	deadline := time.Now().Add(10 * lease)
+	var got []string
+	for len(got) < 2 {
+		w, err := a.NextWork(ctx, pa)
+		switch {
+		case err == nil && w.Kind == store.WorkDigest:
+			got = append(got, w.Digest.User)
+			if err := a.FinishWork(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+		case err == nil:
+			t.Fatalf("after host b's feeds were saved: %+v, want digests", w)
+		case !errors.Is(err, store.ErrNoWorkYet) || time.Now().After(deadline):
+			t.Fatalf("waiting for the digests of host b: %v", err)
+		default:
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if got[0] != "ada" || got[1] != "bob" {
+		t.Errorf("digests %v, want ada's and bob's", got)
+	}
+	if w := next(t, a, pa); w.Kind != store.WorkEnd {
+		t.Errorf("last: %+v, want the end", w)
+	}
+}
