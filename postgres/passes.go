@@ -396,28 +396,24 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (int64, error
 // it the digests this makes ready: those of the users of its feeds whose
 // feeds in the pass are all done now. The feeds' saves committed before
 // this statement began, so the run finishing the last of a user's hosts
-// sees every feed of theirs done, and marks their digest. The check goes
-// from the host's feeds to their subscribers' digests, each checked on
-// its own (OFFSET 0 keeps the planner from checking every subscription
-// of the database at once, tens of milliseconds). A digest locked by
-// another run's statement is being marked by it: skipped, never waited
+// sees every feed of theirs done, and marks their digest. A digest locked
+// by another run's statement is being marked by it: skipped, never waited
 // for (two runs marking digests in different orders would deadlock).
 const finishHost = `WITH host AS (
 		UPDATE pass_hosts h SET done = true WHERE pass_id = $1 AND host = $2 AND owner = $3
 		AND NOT EXISTS (SELECT 1 FROM pass_feeds f WHERE f.pass_id = h.pass_id AND f.host = h.host AND NOT f.done)
 		RETURNING h.pass_id, h.host),
-	users AS MATERIALIZED (
-		SELECT DISTINCT s.user_name FROM host JOIN pass_feeds pf ON pf.pass_id = host.pass_id AND pf.host = host.host
-		JOIN subscriptions s ON s.feed_id = pf.feed_id),
 	ready AS (
-		SELECT d.user_name, d.date FROM users u JOIN pass_digests d ON d.pass_id = $1 AND d.user_name = u.user_name
+		SELECT d.pass_id, d.user_name, d.date FROM pass_digests d JOIN host ON d.pass_id = host.pass_id
 		WHERE NOT d.ready
+		AND EXISTS (SELECT 1 FROM pass_feeds pf JOIN subscriptions s ON s.feed_id = pf.feed_id
+			WHERE pf.pass_id = host.pass_id AND pf.host = host.host AND s.user_name = d.user_name)
 		AND NOT EXISTS (SELECT 1 FROM subscriptions s JOIN pass_feeds pf ON pf.feed_id = s.feed_id
-			WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done OFFSET 0)
+			WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done)
 		FOR UPDATE OF d SKIP LOCKED),
 	marked AS (
-		UPDATE pass_digests d SET ready = true
-		WHERE d.pass_id = $1 AND (d.user_name, d.date) IN (SELECT r.user_name, r.date FROM ready r))
+		UPDATE pass_digests d SET ready = true FROM ready r
+		WHERE d.pass_id = r.pass_id AND d.user_name = r.user_name AND d.date = r.date)
 	SELECT count(*) FROM host`
 
 // ReleaseWork gives claimed work back undone, and forgets this run's poll
