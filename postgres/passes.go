@@ -188,12 +188,8 @@ func (s *Store) PlanPass(ctx context.Context, plan store.PassPlan) (store.Pass, 
 			SELECT $1, f, h, w FROM unnest($2::bigint[], $3::text[], $4::text[]) AS u(f, h, w)`, p.ID, feedIDs, feedHosts, whys); err != nil {
 			return err
 		}
-		// A digest none of whose user's feeds the pass polls is ready at
-		// once; the others when the last of their hosts is done.
-		_, err := tx.Exec(ctx, `INSERT INTO pass_digests (pass_id, user_name, date, ready)
-			SELECT $1, u, d, NOT EXISTS (SELECT 1 FROM subscriptions s JOIN pass_feeds pf ON pf.feed_id = s.feed_id
-				WHERE s.user_name = n.u AND pf.pass_id = $1)
-			FROM unnest($2::text[], $3::text[]) AS n(u, d)`, p.ID, users, dates)
+		_, err := tx.Exec(ctx, `INSERT INTO pass_digests (pass_id, user_name, date)
+			SELECT $1, u, d FROM unnest($2::text[], $3::text[]) AS n(u, d)`, p.ID, users, dates)
 		return err
 	})
 	if err != nil {
@@ -298,13 +294,14 @@ func prefixed(alias, columns string) string {
 }
 
 // claimDigest claims a digest of the pass that is not done, not claimed
-// by a live worker, and ready: every feed of its user in the pass is done
-// (see markReady).
+// by a live worker, and ready: every feed of its user in the pass is done.
 func (s *Store) claimDigest(ctx context.Context, p store.Pass) (store.Work, bool, error) {
 	w := store.Work{Kind: store.WorkDigest, Pass: p}
 	err := s.pool.QueryRow(ctx, `WITH candidate AS (
 			SELECT d.pass_id, d.user_name, d.date FROM pass_digests d
-			WHERE d.pass_id = $1 AND d.ready AND NOT d.done AND (d.owner IS NULL OR NOT `+aliveOwner("d.owner")+`)
+			WHERE d.pass_id = $1 AND NOT d.done AND (d.owner IS NULL OR NOT `+aliveOwner("d.owner")+`)
+			AND NOT EXISTS (SELECT 1 FROM subscriptions s JOIN pass_feeds pf ON pf.feed_id = s.feed_id
+				WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done)
 			ORDER BY d.user_name, d.date LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
 		UPDATE pass_digests d SET owner = $2 FROM candidate c
 		WHERE d.pass_id = c.pass_id AND d.user_name = c.user_name AND d.date = c.date
@@ -359,25 +356,29 @@ func (s *Store) BeginPassPoll(ctx context.Context, w store.Work, feedID int64) (
 
 // FinishWork marks claimed work done (see store.Coordinator).
 func (s *Store) FinishWork(ctx context.Context, w store.Work) error {
-	var finished int64 // rows marked done: 0 when the claim was lost
+	var tag pgconn.CommandTag
 	var err error
 	switch w.Kind {
 	case store.WorkHost:
-		err = s.pool.QueryRow(ctx, finishHost, w.Pass.ID, w.Host, s.worker).Scan(&finished)
-		if err == nil && finished == 0 {
+		tag, err = s.pool.Exec(ctx, `UPDATE pass_hosts h SET done = true WHERE pass_id = $1 AND host = $2 AND owner = $3
+			AND NOT EXISTS (SELECT 1 FROM pass_feeds f WHERE f.pass_id = h.pass_id AND f.host = h.host AND NOT f.done)`,
+			w.Pass.ID, w.Host, s.worker)
+		if err == nil && tag.RowsAffected() == 0 {
 			// Feeds are left, or the host is another run's now.
-			err = s.ReleaseWork(ctx, w)
+			if err = s.ReleaseWork(ctx, w); err == nil {
+				err = store.ErrClaimLost
+			}
 		}
 	case store.WorkDigest:
-		finished, err = s.exec(ctx, `UPDATE pass_digests SET done = true WHERE pass_id = $1 AND user_name = $2 AND date = $3
+		tag, err = s.pool.Exec(ctx, `UPDATE pass_digests SET done = true WHERE pass_id = $1 AND user_name = $2 AND date = $3
 			AND owner = $4`, w.Pass.ID, w.Digest.User, w.Digest.Date, s.worker)
 	case store.WorkEnd:
-		finished, err = s.exec(ctx, `UPDATE passes SET end_done = true, finished_at = clock_timestamp()
+		tag, err = s.pool.Exec(ctx, `UPDATE passes SET end_done = true, finished_at = clock_timestamp()
 			WHERE id = $1 AND end_owner = $2`, w.Pass.ID, s.worker)
 	default:
 		return fmt.Errorf("finish work of kind %q", w.Kind)
 	}
-	if err == nil && finished == 0 {
+	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrClaimLost
 	}
 	if err != nil {
@@ -385,36 +386,6 @@ func (s *Store) FinishWork(ctx context.Context, w store.Work) error {
 	}
 	return nil
 }
-
-// exec runs a statement and says how many rows it changed.
-func (s *Store) exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := s.pool.Exec(ctx, sql, args...)
-	return tag.RowsAffected(), err
-}
-
-// finishHost marks a claimed host done once all its feeds are, and with
-// it the digests this makes ready: those of the users of its feeds whose
-// feeds in the pass are all done now. The feeds' saves committed before
-// this statement began, so the run finishing the last of a user's hosts
-// sees every feed of theirs done, and marks their digest. A digest locked
-// by another run's statement is being marked by it: skipped, never waited
-// for (two runs marking digests in different orders would deadlock).
-const finishHost = `WITH host AS (
-		UPDATE pass_hosts h SET done = true WHERE pass_id = $1 AND host = $2 AND owner = $3
-		AND NOT EXISTS (SELECT 1 FROM pass_feeds f WHERE f.pass_id = h.pass_id AND f.host = h.host AND NOT f.done)
-		RETURNING h.pass_id, h.host),
-	ready AS (
-		SELECT d.pass_id, d.user_name, d.date FROM pass_digests d JOIN host ON d.pass_id = host.pass_id
-		WHERE NOT d.ready
-		AND EXISTS (SELECT 1 FROM pass_feeds pf JOIN subscriptions s ON s.feed_id = pf.feed_id
-			WHERE pf.pass_id = host.pass_id AND pf.host = host.host AND s.user_name = d.user_name)
-		AND NOT EXISTS (SELECT 1 FROM subscriptions s JOIN pass_feeds pf ON pf.feed_id = s.feed_id
-			WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done)
-		FOR UPDATE OF d SKIP LOCKED),
-	marked AS (
-		UPDATE pass_digests d SET ready = true FROM ready r
-		WHERE d.pass_id = r.pass_id AND d.user_name = r.user_name AND d.date = r.date)
-	SELECT count(*) FROM host`
 
 // ReleaseWork gives claimed work back undone, and forgets this run's poll
 // marks of a host's feeds: the polls it stopped listening to did not fail.

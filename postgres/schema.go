@@ -208,15 +208,6 @@ var migrations = []string{
 		ADD COLUMN shown_links text[] NOT NULL DEFAULT '{}',
 		ADD COLUMN shown_whole boolean NOT NULL DEFAULT false;
 	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
-	// 7: a digest of a pass is ready once every feed of its user in the
-	// pass is done, said once by the run that finishes the last of their
-	// hosts (passes.go), so that claiming a digest reads a flag instead
-	// of every waiting digest's feeds. The digests of passes planned
-	// before are ready as their feeds are now; the rest as their hosts
-	// finish.
-	`ALTER TABLE pass_digests ADD COLUMN ready boolean NOT NULL DEFAULT false;
-	UPDATE pass_digests d SET ready = true WHERE NOT d.done AND NOT EXISTS (SELECT 1 FROM subscriptions s
-		JOIN pass_feeds pf ON pf.feed_id = s.feed_id WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done);`,
 }
 
 // schemaVersion is the version a migrated database has.
