@@ -121,7 +121,7 @@ func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress
 // next poll has come, and the extra polls), shuffled and spread over
 // hosts, with the feed records by URL.
 func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*domain.Feed, error) {
-	feeds, err := p.st.Feeds(ctx)
+	feeds, err := p.feedsToPlan(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,6 +142,24 @@ func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*do
 	// hosts wait (the 2000-feed benchmark: 9 s shuffled, 6.4 s spread).
 	polls = fetch.SpreadByHost(polls, func(poll schedule.Poll) string { return byURL[poll.URL].PollURL() })
 	return polls, byURL, nil
+}
+
+// feedsToPlan reads the records choosePolls needs: every feed's, or, from
+// a state that can tell (a shared pass's planner, while the other runs
+// wait), only those of the due users' feeds and of the feeds whose retry
+// or extra poll has come.
+func (p *pass) feedsToPlan(ctx context.Context) ([]domain.Feed, error) {
+	if p.coordinator == nil {
+		return p.st.Feeds(ctx)
+	}
+	var urls []string
+	for _, d := range p.due {
+		urls = append(urls, d.Feeds...)
+	}
+	for _, d := range p.daily {
+		urls = append(urls, d.Feeds...)
+	}
+	return p.coordinator.FeedsToPlan(ctx, urls, p.opts.Now)
 }
 
 type polled struct {

@@ -49,6 +49,24 @@ func (s *Store) Feeds(ctx context.Context) ([]domain.Feed, error) {
 	return feeds, nil
 }
 
+// FeedsToPlan returns the records, by URL, of the feeds at urls and of
+// those whose retry or extra poll has come at now (see
+// store.Coordinator): a pass's planner reads a few thousand records of
+// tens of thousands. One scan of the table, each URL looked up in a hash
+// of the list: url = ANY($1) compares each row with the whole list under
+// a generic plan (seconds for thousands of URLs).
+func (s *Store) FeedsToPlan(ctx context.Context, urls []string, now time.Time) ([]domain.Feed, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+` FROM feeds
+		WHERE url IN (SELECT unnest($1::text[])) OR retry_pending
+		OR (overflow_gap_seconds > 0 AND (next_extra_poll IS NULL OR next_extra_poll <= $2))
+		ORDER BY url`, urls, now.UTC())
+	feeds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Feed, error) { return scanFeed(row) })
+	if err != nil {
+		return nil, fmt.Errorf("list the feeds to plan: %w", err)
+	}
+	return feeds, nil
+}
+
 // Feed returns the record of one subscribed URL.
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
 	f, err := scanFeed(s.pool.QueryRow(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = $1", url))

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -268,5 +269,59 @@ func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
 	}
 	if err := a.FinishWork(ctx, wa); !errors.Is(err, store.ErrClaimLost) {
 		t.Errorf("finishing the lost host: %v, want ErrClaimLost", err)
+	}
+}
+
+// The planner reads the records of the due users' feeds and of the feeds
+// whose retry or extra poll has come, and no other.
+func TestFeedsToPlan(t *testing.T) {
+	s := open(t, pgtest.NewDatabase(t))
+	now := hour.Add(5 * time.Minute)
+	urls := []string{"https://a.example/due", "https://a.example/retry", "https://a.example/extra",
+		"https://a.example/extra-later", "https://a.example/extra-unset", "https://a.example/other"}
+	if err := s.SyncSubscriptions(ctx, map[string][]string{"ada": urls}, hour); err != nil {
+		t.Fatal(err)
+	}
+	feeds, err := s.Feeds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range feeds {
+		f.LastPoll = hour.Add(-time.Hour)
+		switch f.URL {
+		case "https://a.example/retry":
+			f.RetryPending = true
+		case "https://a.example/extra":
+			f.OverflowGap, f.NextExtraPoll = time.Hour, now
+		case "https://a.example/extra-later":
+			f.OverflowGap, f.NextExtraPoll = time.Hour, now.Add(time.Second)
+		case "https://a.example/extra-unset":
+			f.OverflowGap = time.Hour
+		}
+		tx, err := s.BeginPoll(ctx, f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.UpdateFeed(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.FeedsToPlan(ctx, []string{"https://a.example/due", "https://a.example/unknown"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotURLs []string
+	for _, f := range got {
+		gotURLs = append(gotURLs, f.URL)
+	}
+	want := []string{"https://a.example/due", "https://a.example/extra", "https://a.example/extra-unset", "https://a.example/retry"}
+	if !slices.Equal(gotURLs, want) {
+		t.Errorf("feeds to plan %q, want %q", gotURLs, want)
+	}
+	if got[3].LastPoll.IsZero() || !got[3].RetryPending {
+		t.Errorf("the retried feed's record: %+v", got[3])
 	}
 }

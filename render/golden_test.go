@@ -1,7 +1,11 @@
 package render
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/London on machines without a zone database
@@ -130,3 +134,65 @@ func TestGoldenAtom(t *testing.T) {
 	}
 	goldenCheck(t, "feed.xml", got)
 }
+
+// The feed table written in chunks by several goroutines is the page the
+// whole template writes, row for row in order, whatever the chunks.
+func TestStatusRowsInChunksAreThePage(t *testing.T) {
+	asOf := utc("2020-11-22T00:10:00Z")
+	var feeds []FeedStatus
+	for i := range 40 {
+		for _, f := range sampleStatus() {
+			f.URL = fmt.Sprintf("%s?n=%d", f.URL, i)
+			feeds = append(feeds, f)
+		}
+	}
+	var rows []statusRow
+	for _, f := range feeds {
+		rows = append(rows, newStatusRow(f, asOf))
+	}
+	var whole bytes.Buffer
+	if err := pageTemplates.ExecuteTemplate(&whole, "status-rows", rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ chunk, workers int }{{1, 4}, {3, 2}, {7, 4}, {len(rows) - 1, 3}, {len(rows), 4}, {5, 1}} {
+		var got bytes.Buffer
+		if err := writeStatusRows(&got, rows, c.chunk, c.workers); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), whole.Bytes()) {
+			t.Errorf("chunks of %d by %d goroutines: %d bytes, want the %d of the whole table", c.chunk, c.workers, got.Len(), whole.Len())
+		}
+	}
+	// And the page in its three parts is the page of the one template.
+	var page, parts bytes.Buffer
+	mail := []MailStatus{{User: "ada"}}
+	if err := pageTemplates.ExecuteTemplate(&page, "status.html", newStatusView(feeds, nil, asOf, mail)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStatusPage(&parts, feeds, nil, asOf, mail...); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(parts.Bytes(), page.Bytes()) {
+		t.Errorf("the page in parts differs from the page of the whole template")
+	}
+	if got, want := strings.Count(parts.String(), "<tr>"), len(rows)+1; got != want {
+		t.Errorf("the page has %d rows, want %d", got, want)
+	}
+}
+
+// A writer that fails stops the chunks: the error comes back.
+func TestStatusRowsStopWhenTheWriterFails(t *testing.T) {
+	var rows []statusRow
+	for range 100 {
+		rows = append(rows, newStatusRow(sampleStatus()[0], utc("2020-11-22T00:10:00Z")))
+	}
+	if err := writeStatusRows(failingWriter{}, rows, 2, 3); !errors.Is(err, errWriteFailed) {
+		t.Errorf("got %v, want the writer's error", err)
+	}
+}
+
+var errWriteFailed = errors.New("disk full")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWriteFailed }

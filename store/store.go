@@ -304,6 +304,11 @@ type Coordinator interface {
 	// job: planning is true, and the other runs wait in JoinPass until
 	// PlanPass (or AbandonPlan, or the death of this run).
 	JoinPass(ctx context.Context, hour, now time.Time, lease time.Duration) (p Pass, planning bool, err error)
+	// FeedsToPlan returns the records, by URL, of the feeds at urls (the
+	// due users' feeds) and of every feed whose retry or extra poll has
+	// come at now: all the feeds schedule.FeedsToPoll may choose, without
+	// reading the records of every other feed of the database.
+	FeedsToPlan(ctx context.Context, urls []string, now time.Time) ([]domain.Feed, error)
 	// PlanPass records the plan of the pass JoinPass asked this run to
 	// plan, and lets the waiting runs in.
 	PlanPass(ctx context.Context, plan PassPlan) (Pass, error)
