@@ -2,7 +2,6 @@ package render
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -49,54 +48,12 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 // collapsed text would hold too: an excerpt cut from a long post is not
 // the post, and the rest of its tree need not be read.
 func treeTextIs(tree *html.Node, text string) bool {
-	w := boundedText{limit: len(text)}
+	w := textWriter{limit: len(text)}
 	w.Grow(len(text) + 64)
 	if !w.write(tree) {
 		return false
 	}
 	return collapseSpace(w.String()) == text
-}
-
-// boundedText is writeText's text, up to limit non-space ASCII bytes.
-type boundedText struct {
-	strings.Builder
-	limit, solid int
-}
-
-// write is writeText, and says false as soon as the limit is passed.
-func (w *boundedText) write(n *html.Node) bool {
-	switch n.Type {
-	case html.TextNode:
-		for i := 0; i < len(n.Data); i++ {
-			if c := n.Data[i]; c < utf8.RuneSelf && !isASCIISpace(c) {
-				w.solid++
-			}
-		}
-		w.WriteString(n.Data)
-		return w.solid <= w.limit
-	case html.ElementNode:
-		if skipText[n.Data] {
-			return true
-		}
-	}
-	block := n.Type == html.ElementNode && blockText[n.Data]
-	if block {
-		w.WriteByte(' ')
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if !w.write(c) {
-			return false
-		}
-	}
-	if block {
-		w.WriteByte(' ')
-	}
-	return true
-}
-
-// isASCIISpace is unicode.IsSpace of an ASCII byte.
-func isASCIISpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // appendLinks appends the href of every link below n, in document order.
@@ -117,9 +74,9 @@ func appendLinks(links []string, n *html.Node) []string {
 
 // treeText is plainText of the HTML that tree is the body of.
 func treeText(tree *html.Node) string {
-	var b strings.Builder
-	writeText(&b, tree)
-	return collapseSpace(b.String())
+	w := textWriter{limit: -1}
+	w.write(tree)
+	return collapseSpace(w.String())
 }
 
 // fragmentsOf are e's stored fragments, or, when it has none made by

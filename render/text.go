@@ -200,27 +200,51 @@ func simpleText(s string) (text string, ok bool) {
 	}
 }
 
-// writeText appends the text below n, with spaces around block elements.
-func writeText(b *strings.Builder, n *html.Node) {
+// textWriter holds the text below a node (see write), up to limit
+// non-space ASCII bytes when limit is not negative.
+type textWriter struct {
+	strings.Builder
+	limit, solid int
+}
+
+// write appends the text below n, with spaces around block elements, and
+// says false as soon as w's limit is passed.
+func (w *textWriter) write(n *html.Node) bool {
 	switch n.Type {
 	case html.TextNode:
-		b.WriteString(n.Data)
-		return
+		w.WriteString(n.Data)
+		if w.limit < 0 {
+			return true
+		}
+		for i := 0; i < len(n.Data); i++ {
+			if c := n.Data[i]; c < utf8.RuneSelf && !isASCIISpace(c) {
+				w.solid++
+			}
+		}
+		return w.solid <= w.limit
 	case html.ElementNode:
 		if skipText[n.Data] {
-			return
+			return true
 		}
 	}
 	block := n.Type == html.ElementNode && blockText[n.Data]
 	if block {
-		b.WriteByte(' ')
+		w.WriteByte(' ')
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		writeText(b, c)
+		if !w.write(c) {
+			return false
+		}
 	}
 	if block {
-		b.WriteByte(' ')
+		w.WriteByte(' ')
 	}
+	return true
+}
+
+// isASCIISpace is unicode.IsSpace of an ASCII byte.
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // cut shortens whitespace-collapsed text to at most maxWords words and
@@ -307,7 +331,7 @@ func collapsed(s string) bool {
 			}
 			prevSpace = true
 		case c < utf8.RuneSelf:
-			if c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' {
+			if isASCIISpace(c) {
 				return false
 			}
 			prevSpace = false
