@@ -18,7 +18,7 @@ import (
 
 // poll polls the feeds this pass owes a poll, concurrently, and stores
 // each result as it arrives (one transaction per feed), but for those
-// found unchanged that may wait (see groupable), saved saveGroup at a
+// found unchanged that may wait (see groupable), saved saveGroupSize at a
 // time.
 func (p *pass) poll(ctx context.Context) error {
 	if err := p.settleUnfinishedPolls(ctx); err != nil {
@@ -48,7 +48,7 @@ func (p *pass) poll(ctx context.Context) error {
 
 // saveAll saves the results of the total polls as they arrive, and says
 // how many it saved: each on its own, or, those that may wait (see
-// groupable), saveGroup at a time.
+// groupable), saveGroupSize at a time.
 func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (int, error) {
 	prog := &pollProgress{total: total}
 	var saveErr error
@@ -60,7 +60,7 @@ func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (i
 			p.progress(prog, r, ok)
 			continue
 		}
-		if group = append(group, r); len(group) == saveGroup {
+		if group = append(group, r); len(group) == saveGroupSize {
 			saveErr = errors.Join(saveErr, p.saveGroup(ctx, group, prog))
 			group = group[:0]
 		}
@@ -71,12 +71,12 @@ func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (i
 	return prog.done, saveErr
 }
 
-// saveGroup is how many unchanged polls are saved in one transaction. A
+// saveGroupSize is how many unchanged polls are saved in one transaction. A
 // crash loses at most these, which are polled again.
-const saveGroup = 100
+const saveGroupSize = 100
 
 // groupable says whether a poll may wait to be saved with others (see
-// saveGroup): an unchanged feed (a 304) whose attempt mark was never set
+// saveGroupSize): an unchanged feed (a 304) whose attempt mark was never set
 // (see store.Store.BeginAttempt), so that a crash before its save leaves
 // its feed due again, as if it had never been polled, and not a poll
 // that seems to have killed the run; not a failure, whose back-off and
@@ -108,13 +108,19 @@ func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress
 	for i, r := range group {
 		records[i] = p.nextRecord(r.feed, r.res, store.SaveStats{}, r.feed.Polls == 0)
 	}
-	if err := p.st.UpdateFeeds(ctx, records); err != nil {
-		return err
-	}
+	err := p.st.UpdateFeeds(ctx, records)
 	for _, r := range group {
+		if err != nil {
+			// Counted as save counts a poll it could not save.
+			p.mu.Lock()
+			p.countPoll(r.res)
+			p.mu.Unlock()
+			p.progress(prog, r, false)
+			continue
+		}
 		p.progress(prog, r, p.account(r, nil, store.SaveStats{}))
 	}
-	return nil
+	return err
 }
 
 // choosePolls decides what the pass polls (the due users' feeds whose

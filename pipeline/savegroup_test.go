@@ -31,7 +31,7 @@ func (c *countingStore) UpdateFeeds(ctx context.Context, feeds []domain.Feed) er
 }
 
 // The polls that found their feed unchanged and set no attempt mark
-// (304s) are saved saveGroup to a transaction; a poll with entries, one
+// (304s) are saved saveGroupSize to a transaction; a poll with entries, one
 // that read a body, or a failure (its back-off must survive a crash), in
 // its own, at once. Every record is written all the same.
 func TestUnchangedPollsAreSavedTogether(t *testing.T) {
@@ -42,7 +42,7 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	const n = 2*saveGroup + 50
+	const n = 2*saveGroupSize + 50
 	var urls []string
 	for i := range n + 2 {
 		urls = append(urls, fmt.Sprintf("https://h%d.example/feed", i))
@@ -80,8 +80,8 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 	if done != len(feeds) || p.sum.FeedsPolled != len(feeds) || p.sum.Unchanged != n || p.sum.Fresh != 1 || p.sum.Failed != 1 {
 		t.Errorf("saved %d, summary %+v, want %d polled, %d unchanged, 1 fresh, 1 failed", done, *p.sum, len(feeds), n)
 	}
-	if counting.polls != 3 || fmt.Sprint(counting.grouped) != fmt.Sprint([]int{saveGroup, saveGroup, 49}) {
-		t.Errorf("%d polls saved alone, groups %v; want 3, and groups of %d, %d and 49", counting.polls, counting.grouped, saveGroup, saveGroup)
+	if counting.polls != 3 || fmt.Sprint(counting.grouped) != fmt.Sprint([]int{saveGroupSize, saveGroupSize, 49}) {
+		t.Errorf("%d polls saved alone, groups %v; want 3, and groups of %d, %d and 49", counting.polls, counting.grouped, saveGroupSize, saveGroupSize)
 	}
 	after, err := st.Feeds(ctx)
 	if err != nil {
