@@ -124,12 +124,7 @@ func (t *pollTx) UpdateFeed(ctx context.Context, f domain.Feed) error {
 		return fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
 	}
 	batch := t.batch()
-	batch.Queue(updateFeedSQL, feedArgs(f)...).Exec(func(tag pgconn.CommandTag) error {
-		if tag.RowsAffected() != 1 {
-			return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
-		}
-		return nil
-	})
+	queueFeedUpdate(batch, f)
 	if t.afterUpdate != nil {
 		t.afterUpdate(batch)
 	}
@@ -149,12 +144,7 @@ func (s *Store) UpdateFeeds(ctx context.Context, feeds []domain.Feed) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, f := range feeds {
-			b.Queue(updateFeedSQL, feedArgs(f)...).Exec(func(tag pgconn.CommandTag) error {
-				if tag.RowsAffected() != 1 {
-					return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
-				}
-				return nil
-			})
+			queueFeedUpdate(b, f)
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
@@ -213,6 +203,17 @@ const updateFeedSQL = `WITH mark AS (DELETE FROM poll_attempts WHERE feed_id = $
 		answers_304 = $22, refuses_head = $23, ignores_conditional = $24, ttl_seconds = $25, overflow_gap_seconds = $26,
 		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30, problem = $31, problem_at = $32,
 		problem_since = $33, language = $34 WHERE id = $35`
+
+// queueFeedUpdate queues updateFeedSQL for f, an error when there is no
+// such feed.
+func queueFeedUpdate(b *pgx.Batch, f domain.Feed) {
+	b.Queue(updateFeedSQL, feedArgs(f)...).Exec(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("update feed record %d: %w", f.ID, store.ErrNoFeed)
+		}
+		return nil
+	})
+}
 
 // feedArgs are the arguments of updateFeedSQL.
 func feedArgs(f domain.Feed) []any {
