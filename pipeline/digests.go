@@ -371,7 +371,7 @@ func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render
 			groups[i] = g
 			continue
 		}
-		entries, err := p.st.DigestFeedListing(ctx, d.User, d.Date, g.FeedURL, p.perFeed())
+		entries, err := fullEntries(groups[i]) // g has no listing now
 		if err != nil {
 			return d, err
 		}
@@ -395,6 +395,22 @@ func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render
 	}
 	d.Groups = groups
 	return d, nil
+}
+
+// fullEntries are the entries of g with their texts and fragments: read
+// from its listing, or, for a digest read whole, a copy of its entries.
+func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
+	if g.Listed == nil {
+		return slices.Clone(g.Entries), nil
+	}
+	var entries []domain.Entry
+	for e, err := range g.Listed {
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -619,11 +635,15 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 	return name
 }
 
-// renderDigest turns a stored digest into render's input for its page:
-// the entries' titles, for the contents, and each feed's entries in full
+// renderDigest turns a stored digest into render's input for its page.
+// A small one is read whole, in one question; a large one as the
+// entries' titles, for the contents, and each feed's entries in full
 // read as its section is written (see render.FeedGroup.Listed), so that
-// a large digest is never held whole.
+// it is never held whole.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	if d.EntryCount <= wholeDigestEntries {
+		return p.digestOf(ctx, d, u, feeds, p.rd.DigestListing)
+	}
 	rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
 	if err != nil {
 		return rd, err
@@ -645,6 +665,12 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 	}
 	return rd, nil
 }
+
+// wholeDigestEntries is the most entries a digest may have to be read
+// whole (a few megabytes of fragments at most): a day's digest, almost
+// always, in one question instead of one per feed and again per feed for
+// its email.
+var wholeDigestEntries = 1000
 
 // perFeed is how many of a feed's entries a digest lists.
 func (p *pass) perFeed() int {
