@@ -163,7 +163,16 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	feeds := map[string]feedInfo{}
+	// The names of the user's feeds in one question; any other a page
+	// shows (a feed no longer followed) is looked up as it is needed.
+	mine, err := p.rd.FeedsAt(ctx, u.FeedURLs())
+	if err != nil {
+		return err
+	}
+	feeds := make(map[string]feedInfo, len(mine))
+	for _, f := range mine {
+		feeds[f.URL] = infoOf(f)
+	}
 	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
@@ -547,9 +556,14 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+		out[f.URL] = infoOf(f)
 	}
 	return out, nil
+}
+
+// infoOf is what pages show of the feed f.
+func infoOf(f domain.Feed) feedInfo {
+	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 }
 
 // lookUpName adds the name of the feed at url to feeds, unless it is
@@ -562,7 +576,7 @@ func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url st
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
-	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+	feeds[url] = infoOf(f)
 	return err
 }
 

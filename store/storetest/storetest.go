@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"FeedRecordsReadBackAsWritten", testFeedRecordsReadBackAsWritten},
 		{"EntriesStoredOnceWithFirstSeen", testEntriesStoredOnceWithFirstSeen},
 		{"KnownEntriesTakeTheirNewestVersion", testKnownEntriesTakeTheirNewestVersion},
+		{"FeedsAtReadsTheFeedsAsked", testFeedsAtReadsTheFeedsAsked},
 		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
 		{"EntryTextsReadBack", testEntryTextsReadBack},
 		{"FragmentsStoredAndMadeAgain", testFragmentsStoredAndMadeAgain},
@@ -220,6 +221,24 @@ func testEntriesStoredOnceWithFirstSeen(t *testing.T, newStore NewStore) {
 	}
 	if d.EntryCount != 3 || !seen["id:2"].Equal(t0) || !seen["id:3"].Equal(t0.Add(time.Hour)) {
 		t.Fatalf("digest %+v first seen %v", d, seen)
+	}
+}
+
+// FeedsAt reads the records of the URLs asked, those that have one, and
+// no other.
+func testFeedsAtReadsTheFeedsAsked(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	a, b, c := "https://a.example/feed", "https://b.example/feed", "https://c.example/feed"
+	subscribed := subscribe(t, s, map[string][]string{"ada": {a, b}, "grace": {c}}, t0)
+	got, err := s.FeedsAt(ctx, []string{c, "https://none.example/feed", a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].URL != a || got[0].ID != subscribed[a].ID || got[1].URL != c || got[1].ID != subscribed[c].ID {
+		t.Errorf("FeedsAt(c, none, a) = %+v, want the records of a and c", got)
+	}
+	if none, err := s.FeedsAt(ctx, nil); err != nil || len(none) != 0 {
+		t.Errorf("FeedsAt(nothing) = %v, %v", none, err)
 	}
 }
 
