@@ -40,7 +40,10 @@ import (
 // FEEDDIGEST_BENCH_HOURS sets the number of simulated hours (default 24,
 // the full day); FEEDDIGEST_BENCH_WORKERS the worker counts (default
 // "1,2,4"); FEEDDIGEST_BENCH_LOGS a folder for the workers' logs (run -v),
-// FEEDDIGEST_BENCH_PROFILES one for their CPU profiles. It reports the
+// FEEDDIGEST_BENCH_PROFILES one for their CPU profiles. With
+// PGTEST_PRELOAD=pg_stat_statements it prints the statements that took
+// most of PostgreSQL's time over each day, or over each pass with
+// FEEDDIGEST_BENCH_STATEMENTS=pass. It reports the
 // CPU time of each pass: of the workers, of PostgreSQL and of this test
 // process (the hosts), to tell a latency-bound pass from a CPU-bound one.
 func BenchmarkSharedPasses(b *testing.B) {
@@ -294,6 +297,11 @@ func (w *scaleWorld) day(b *testing.B, n, hours int) []passResult {
 			}
 		}
 		out = append(out, w.pass(b, cfg, url, n, now))
+		if os.Getenv("FEEDDIGEST_BENCH_STATEMENTS") == "pass" {
+			fmt.Printf("pass %s, ", now.Format(time.RFC3339))
+			w.topStatements(b, url, n)
+			w.resetStatements(b, url)
+		}
 	}
 	return out
 }
@@ -434,6 +442,20 @@ func groupCPU(pgid int) time.Duration {
 	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
+// resetStatements clears pg_stat_statements, to report a pass's
+// statements alone (FEEDDIGEST_BENCH_STATEMENTS=pass).
+func (w *scaleWorld) resetStatements(b *testing.B, url string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+		fmt.Printf("  (pg_stat_statements_reset: %v)\n", err)
+	}
+}
+
 // topStatements prints the statements that took most of the server's
 // time in the database at url, when the server has pg_stat_statements
 // (PGTEST_PRELOAD=pg_stat_statements).
@@ -444,7 +466,7 @@ func (w *scaleWorld) topStatements(b *testing.B, url string, n int) {
 		b.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, _ := conn.Query(ctx, `SELECT calls, total_exec_time, rows, regexp_replace(left(query, 110), '\s+', ' ', 'g')
+	rows, _ := conn.Query(ctx, `SELECT calls, total_exec_time, rows, regexp_replace(left(query, 160), '\s+', ' ', 'g')
 		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()
 		ORDER BY total_exec_time DESC LIMIT 15`)
 	fmt.Printf("statements of %d worker(s), by server time:\n", n)

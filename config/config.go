@@ -220,10 +220,13 @@ type parser struct {
 	loc *locator
 	// zones are the time zones loaded so far: thousands of users share a
 	// few dozen, each read from disk once.
-	zones    map[string]*time.Location
-	c        *Config
-	errs     []problem
-	warnings []string
+	zones map[string]*time.Location
+	// plainURLs are the feed URLs found fine so far: users share feeds,
+	// and a config of thousands of users names each several times.
+	plainURLs map[string]bool
+	c         *Config
+	errs      []problem
+	warnings  []string
 }
 
 // errorf records a problem. at is the indexed key path it concerns (for
@@ -849,7 +852,6 @@ func weekdayNames() []string {
 
 // feeds reads a user's feeds: URLs and { url, title, folder } tables.
 func (p *parser) feeds(base, who string, raw any) []Subscription {
-	subs := []Subscription{}
 	var items []any
 	switch v := raw.(type) {
 	case nil:
@@ -863,11 +865,12 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 		p.errorf(base+".feeds", "%s: feeds: want an array of URLs, got %s", who, tomlType(raw))
 	}
 	at := func(j int) string { return fmt.Sprintf("%s.feeds[%d]", base, j) }
+	subs := make([]Subscription, 0, len(items))
 	for j, item := range items {
 		// A plain URL that is fine, nearly every item, without the
 		// words that would name it in a message (a config of thousands
 		// of users has a hundred thousand).
-		s, ok := plainFeed(item)
+		s, ok := p.plainFeed(item)
 		if !ok {
 			if s, ok = p.subscription(at(j), fmt.Sprintf("%s: feeds[%d]", who, j), item); !ok {
 				continue
@@ -920,13 +923,19 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 
 // plainFeed reads an item of feeds that is a good URL string; ok is
 // false for anything else (subscription then says what is wrong).
-func plainFeed(item any) (Subscription, bool) {
+func (p *parser) plainFeed(item any) (Subscription, bool) {
 	v, isString := item.(string)
 	if !isString {
 		return Subscription{}, false
 	}
-	if _, err := httpURL(v); err != nil {
-		return Subscription{}, false
+	if !p.plainURLs[v] {
+		if _, err := httpURL(v); err != nil {
+			return Subscription{}, false
+		}
+		if p.plainURLs == nil {
+			p.plainURLs = map[string]bool{}
+		}
+		p.plainURLs[v] = true
 	}
 	return Subscription{URL: strings.TrimSpace(v)}, true
 }

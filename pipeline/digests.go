@@ -163,7 +163,16 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	feeds := map[string]feedInfo{}
+	// The names of the user's feeds in one question; any other a page
+	// shows (a feed no longer followed) is looked up as it is needed.
+	mine, err := p.rd.FeedsAt(ctx, u.FeedURLs())
+	if err != nil {
+		return err
+	}
+	feeds := make(map[string]feedInfo, len(mine))
+	for _, f := range mine {
+		feeds[f.URL] = infoOf(f)
+	}
 	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
@@ -371,7 +380,7 @@ func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render
 			groups[i] = g
 			continue
 		}
-		entries, err := p.st.DigestFeedListing(ctx, d.User, d.Date, g.FeedURL, p.perFeed())
+		entries, err := fullEntries(groups[i]) // g has no listing now
 		if err != nil {
 			return d, err
 		}
@@ -395,6 +404,22 @@ func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render
 	}
 	d.Groups = groups
 	return d, nil
+}
+
+// fullEntries are the entries of g with their texts and fragments: read
+// from its listing, or, for a digest read whole, a copy of its entries.
+func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
+	if g.Listed == nil {
+		return slices.Clone(g.Entries), nil
+	}
+	var entries []domain.Entry
+	for e, err := range g.Listed {
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
 }
 
 // composeEmail builds and composes the email of d, once: the outbox and
@@ -531,9 +556,14 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+		out[f.URL] = infoOf(f)
 	}
 	return out, nil
+}
+
+// infoOf is what pages show of the feed f.
+func infoOf(f domain.Feed) feedInfo {
+	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 }
 
 // lookUpName adds the name of the feed at url to feeds, unless it is
@@ -546,7 +576,7 @@ func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url st
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
-	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+	feeds[url] = infoOf(f)
 	return err
 }
 
@@ -619,11 +649,15 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 	return name
 }
 
-// renderDigest turns a stored digest into render's input for its page:
-// the entries' titles, for the contents, and each feed's entries in full
+// renderDigest turns a stored digest into render's input for its page.
+// A small one is read whole, in one question; a large one as the
+// entries' titles, for the contents, and each feed's entries in full
 // read as its section is written (see render.FeedGroup.Listed), so that
-// a large digest is never held whole.
+// it is never held whole.
 func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
+	if d.EntryCount <= wholeDigestEntries {
+		return p.digestOf(ctx, d, u, feeds, p.rd.DigestListing)
+	}
 	rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
 	if err != nil {
 		return rd, err
@@ -645,6 +679,12 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 	}
 	return rd, nil
 }
+
+// wholeDigestEntries is the most entries a digest may have to be read
+// whole (a few megabytes of fragments at most): a day's digest, almost
+// always, in one question instead of one per feed and again per feed for
+// its email.
+var wholeDigestEntries = 1000
 
 // perFeed is how many of a feed's entries a digest lists.
 func (p *pass) perFeed() int {

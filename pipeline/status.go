@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/redact"
@@ -20,25 +22,44 @@ import (
 )
 
 func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
-	feeds, err := p.storedFeeds(ctx)
-	if err != nil {
-		return err
-	}
-	asOf := lastPoll(feeds)
-	rows, err := feedRows(ctx, p.rd, feeds, asOf)
-	if err != nil {
-		return err
-	}
-	users, err := userRows(ctx, p.cfg, p.rd, asOf)
-	if err != nil {
-		return err
-	}
-	var mail []render.MailStatus
-	if p.cfg.Email.SMTP != nil {
-		if mail, err = mailStatusRows(ctx, p.rd, p.opts.Now); err != nil {
+	// What the page shows is read side by side: at the end of a shared
+	// pass, the page is all there is left to do, and each question waits
+	// on the server.
+	var (
+		feeds  []domain.Feed
+		asOf   time.Time
+		users  []render.UserStatus
+		subs   map[string][]string
+		counts map[string]int
+		mail   []render.MailStatus
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		if feeds, err = p.storedFeeds(gctx); err != nil {
 			return err
 		}
+		asOf = lastPoll(feeds)
+		users, err = userRows(gctx, p.cfg, p.rd, asOf)
+		return err
+	})
+	g.Go(func() (err error) {
+		subs, err = p.rd.Subscribers(gctx)
+		return err
+	})
+	g.Go(func() (err error) {
+		counts, err = p.rd.EntryCounts(gctx)
+		return err
+	})
+	if p.cfg.Email.SMTP != nil {
+		g.Go(func() (err error) {
+			mail, err = mailStatusRows(gctx, p.rd, p.opts.Now)
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	rows := buildFeedRows(feeds, subs, counts, asOf)
 	// Streamed into the file: the page of thousands of feeds is
 	// megabytes.
 	return pub.StatusPage(streamed(func(w io.Writer) error {
@@ -176,6 +197,11 @@ func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now tim
 	if err != nil {
 		return nil, err
 	}
+	return buildFeedRows(feeds, subs, counts, now), nil
+}
+
+// buildFeedRows is feedRows of the subscribers and entry counts read.
+func buildFeedRows(feeds []domain.Feed, subs map[string][]string, counts map[string]int, now time.Time) []render.FeedStatus {
 	rows := make([]render.FeedStatus, 0, len(feeds))
 	for _, f := range feeds {
 		if len(subs[f.URL]) == 0 {
@@ -189,7 +215,7 @@ func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now tim
 			Reason: reason(f, now), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
-	return rows, nil
+	return rows
 }
 
 // reason says why the next poll waits, or what the user should know.

@@ -426,17 +426,26 @@ const (
 )
 
 // digestListing lists a digest's entries with columns: of every feed, or
-// of the feed feedURL alone.
+// of the feed feedURL alone. A feed's listing starts from that feed's
+// entries, not from the whole digest's: a page reads each of its feeds'
+// sections in turn, and reading the whole digest for each would cost the
+// square of its size.
 func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
-		e.first_seen, e.enclosures, r.total, `+columns+` FROM (
-			SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY `+newestFirst+`) AS rank,
+	ranked := `SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY ` + newestFirst + `) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
-			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2
-				AND ($4 = '' OR e.feed_id IN (SELECT id FROM feeds WHERE url = $4))
-		) r JOIN entries e ON e.id = r.id JOIN feeds f ON f.id = e.feed_id
-		LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, user, date, perFeed, feedURL)
+			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2`
+	args := []any{user, date, perFeed}
+	if feedURL != "" {
+		ranked = `SELECT e.id, ROW_NUMBER() OVER (ORDER BY ` + newestFirst + `) AS rank, COUNT(*) OVER () AS total
+			FROM feeds f JOIN entries e ON e.feed_id = f.id
+			JOIN digest_entries de ON de.user_name = $1 AND de.entry_id = e.id AND de.date = $2
+			WHERE f.url = $4`
+		args = append(args, feedURL)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.author, e.published,
+		e.first_seen, e.enclosures, r.total, `+columns+` FROM (`+ranked+`) r JOIN entries e ON e.id = r.id
+		JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE $3 <= 0 OR r.rank <= $3 ORDER BY f.url, `+newestFirst, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("digest entries: %w", err)
 	}

@@ -49,23 +49,34 @@ func (t *pollTx) batch() *pgx.Batch {
 
 // upsertEntry stores one entry: new ones first seen at now, known ones
 // refreshed (keeping their first-seen time); inserted says which. Its
-// texts and fragments are written beside it.
+// texts and fragments are written beside it. A known entry that did not
+// change, as most of a feed's body at each poll, is left as it is: an
+// update would write a new version of its rows and their indexes for
+// nothing, which the server must later vacuum.
 const upsertEntry = `WITH e AS (
 		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
 		ON CONFLICT (feed_id, key) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
 			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures
+		WHERE (entries.title, entries.link, entries.author, entries.published, entries.enclosures)
+			IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.link, EXCLUDED.author, EXCLUDED.published, EXCLUDED.enclosures)
 		RETURNING id, xmax = 0 AS inserted
+	), known AS (
+		SELECT id FROM entries WHERE feed_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM e)
 	), t AS (
-		INSERT INTO entry_texts (entry_id, content, summary, fragment_rules, shown_title, shown_html,
+		INSERT INTO entry_texts AS old (entry_id, content, summary, fragment_rules, shown_title, shown_html,
 			shown_excerpt, shown_links, shown_whole)
-		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16 FROM e
+		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16 FROM (SELECT id FROM e UNION ALL SELECT id FROM known) ids
 		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary,
 			fragment_rules = EXCLUDED.fragment_rules, shown_title = EXCLUDED.shown_title,
 			shown_html = EXCLUDED.shown_html, shown_excerpt = EXCLUDED.shown_excerpt,
 			shown_links = EXCLUDED.shown_links, shown_whole = EXCLUDED.shown_whole
+		WHERE (old.content, old.summary, old.fragment_rules, old.shown_title, old.shown_html, old.shown_excerpt,
+				old.shown_links, old.shown_whole)
+			IS DISTINCT FROM (EXCLUDED.content, EXCLUDED.summary, EXCLUDED.fragment_rules, EXCLUDED.shown_title,
+				EXCLUDED.shown_html, EXCLUDED.shown_excerpt, EXCLUDED.shown_links, EXCLUDED.shown_whole)
 	)
-	SELECT inserted FROM e`
+	SELECT inserted FROM e UNION ALL SELECT false FROM known`
 
 // SaveEntries stores entries of the feed first seen at now, with their
 // fragments, and says what it found, in one round trip for the whole

@@ -67,6 +67,16 @@ func (s *Store) FeedsToPlan(ctx context.Context, urls []string, now time.Time) (
 	return feeds, nil
 }
 
+// FeedsAt returns the records of the feeds at urls (see store.Reader).
+func (s *Store) FeedsAt(ctx context.Context, urls []string) ([]domain.Feed, error) {
+	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url IN (SELECT unnest($1::text[])) ORDER BY url", urls)
+	feeds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Feed, error) { return scanFeed(row) })
+	if err != nil {
+		return nil, fmt.Errorf("read the feeds: %w", err)
+	}
+	return feeds, nil
+}
+
 // Feed returns the record of one subscribed URL.
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
 	f, err := scanFeed(s.pool.QueryRow(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = $1", url))

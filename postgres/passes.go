@@ -195,6 +195,14 @@ func (s *Store) PlanPass(ctx context.Context, plan store.PassPlan) (store.Pass, 
 	if err != nil {
 		return store.Pass{}, fmt.Errorf("plan the pass in %s: %w", s.name, err)
 	}
+	// The server's statistics know nothing yet of the pass just planned:
+	// every plan made from them would take its thousands of feeds for
+	// one and may scan them all, where an index finds a host's feeds or a
+	// user's (a claim cost 4 ms instead of 0.1). Before the runs waiting
+	// on the planning lock come in and make their plans.
+	if _, err := s.planning.Exec(ctx, "ANALYZE pass_hosts, pass_feeds, pass_digests"); err != nil {
+		return store.Pass{}, fmt.Errorf("plan the pass in %s: %w", s.name, err)
+	}
 	return p, nil
 }
 
@@ -295,13 +303,16 @@ func prefixed(alias, columns string) string {
 
 // claimDigest claims a digest of the pass that is not done, not claimed
 // by a live worker, and ready: every feed of its user in the pass is done.
+// Readiness is asked of the user's subscriptions, each looked up in the
+// pass (a subquery the planner keeps as it is written), never of the
+// pass's thousands of feeds.
 func (s *Store) claimDigest(ctx context.Context, p store.Pass) (store.Work, bool, error) {
 	w := store.Work{Kind: store.WorkDigest, Pass: p}
 	err := s.pool.QueryRow(ctx, `WITH candidate AS (
 			SELECT d.pass_id, d.user_name, d.date FROM pass_digests d
 			WHERE d.pass_id = $1 AND NOT d.done AND (d.owner IS NULL OR NOT `+aliveOwner("d.owner")+`)
-			AND NOT EXISTS (SELECT 1 FROM subscriptions s JOIN pass_feeds pf ON pf.feed_id = s.feed_id
-				WHERE s.user_name = d.user_name AND pf.pass_id = d.pass_id AND NOT pf.done)
+			AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_name = d.user_name
+				AND (SELECT NOT pf.done FROM pass_feeds pf WHERE pf.pass_id = d.pass_id AND pf.feed_id = s.feed_id))
 			ORDER BY d.user_name, d.date LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
 		UPDATE pass_digests d SET owner = $2 FROM candidate c
 		WHERE d.pass_id = c.pass_id AND d.user_name = c.user_name AND d.date = c.date

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -53,6 +54,29 @@ func (s *Store) Feeds(ctx context.Context) ([]domain.Feed, error) {
 		f, err := scanFeed(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list feeds: %w", err)
+		}
+		feeds = append(feeds, f)
+	}
+	return feeds, rows.Err()
+}
+
+// FeedsAt returns the records of the feeds at urls (see store.Reader).
+func (s *Store) FeedsAt(ctx context.Context, urls []string) ([]domain.Feed, error) {
+	list, err := json.Marshal(urls)
+	if err != nil {
+		return nil, fmt.Errorf("read the feeds: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url IN (SELECT value FROM json_each(?)) ORDER BY url",
+		string(list))
+	if err != nil {
+		return nil, fmt.Errorf("read the feeds: %w", err)
+	}
+	defer rows.Close()
+	var feeds []domain.Feed
+	for rows.Next() {
+		f, err := scanFeed(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read the feeds: %w", err)
 		}
 		feeds = append(feeds, f)
 	}

@@ -95,6 +95,9 @@ type Reader interface {
 	Feeds(ctx context.Context) ([]domain.Feed, error)
 	// Feed returns the record of one subscribed URL (ErrNoFeed: none).
 	Feed(ctx context.Context, url string) (domain.Feed, error)
+	// FeedsAt returns the records of the feeds at urls, by URL; a URL
+	// without one is left out.
+	FeedsAt(ctx context.Context, urls []string) ([]domain.Feed, error)
 	// Subscribers returns, per feed URL, the users subscribed to it.
 	Subscribers(ctx context.Context) (map[string][]string, error)
 	// EntryCounts returns how many entries are stored per feed URL.

@@ -171,7 +171,13 @@ func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Cr
 	if err != nil {
 		return err
 	}
-	logFile, err := os.Create(filepath.Join(c.dir, "server.log"))
+	// PGTEST_LOG keeps the server's log where it says, beyond the
+	// cluster's life: e.g. for auto_explain's plans.
+	logPath := filepath.Join(c.dir, "server.log")
+	if p := os.Getenv("PGTEST_LOG"); p != "" {
+		logPath = p
+	}
+	logFile, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}
@@ -185,6 +191,11 @@ func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Cr
 	// pg_stat_statements for a benchmark that reports its statements.
 	if libs := os.Getenv("PGTEST_PRELOAD"); libs != "" {
 		server.Args = append(server.Args, "-c", "shared_preload_libraries="+libs)
+	}
+	// PGTEST_SETTINGS sets more server settings, for measuring: e.g.
+	// "auto_explain.log_min_duration=5ms auto_explain.log_analyze=on".
+	for _, setting := range strings.Fields(os.Getenv("PGTEST_SETTINGS")) {
+		server.Args = append(server.Args, "-c", setting)
 	}
 	server.Stdout, server.Stderr = logFile, logFile
 	// The server dies with the test binary, even when that is killed:

@@ -31,6 +31,8 @@ func Run(t *testing.T, newStore NewStore) {
 	}{
 		{"FeedRecordsReadBackAsWritten", testFeedRecordsReadBackAsWritten},
 		{"EntriesStoredOnceWithFirstSeen", testEntriesStoredOnceWithFirstSeen},
+		{"KnownEntriesTakeTheirNewestVersion", testKnownEntriesTakeTheirNewestVersion},
+		{"FeedsAtReadsTheFeedsAsked", testFeedsAtReadsTheFeedsAsked},
 		{"UncommittedPollLeavesNothing", testUncommittedPollLeavesNothing},
 		{"EntryTextsReadBack", testEntryTextsReadBack},
 		{"FragmentsStoredAndMadeAgain", testFragmentsStoredAndMadeAgain},
@@ -220,6 +222,77 @@ func testEntriesStoredOnceWithFirstSeen(t *testing.T, newStore NewStore) {
 	if d.EntryCount != 3 || !seen["id:2"].Equal(t0) || !seen["id:3"].Equal(t0.Add(time.Hour)) {
 		t.Fatalf("digest %+v first seen %v", d, seen)
 	}
+}
+
+// FeedsAt reads the records of the URLs asked, those that have one, and
+// no other.
+func testFeedsAtReadsTheFeedsAsked(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	a, b, c := "https://a.example/feed", "https://b.example/feed", "https://c.example/feed"
+	subscribed := subscribe(t, s, map[string][]string{"ada": {a, b}, "grace": {c}}, t0)
+	got, err := s.FeedsAt(ctx, []string{c, "https://none.example/feed", a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].URL != a || got[0].ID != subscribed[a].ID || got[1].URL != c || got[1].ID != subscribed[c].ID {
+		t.Errorf("FeedsAt(c, none, a) = %+v, want the records of a and c", got)
+	}
+	if none, err := s.FeedsAt(ctx, nil); err != nil || len(none) != 0 {
+		t.Errorf("FeedsAt(nothing) = %v, %v", none, err)
+	}
+}
+
+// A known entry saved again is refreshed with what changed, whether its
+// title, its texts or its fragments, and saved unchanged it stays as it
+// was; either way it is known, first seen when it was first saved.
+func testKnownEntriesTakeTheirNewestVersion(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	plain := domain.Entry{Key: "id:plain", Title: "Plain", Link: "https://a.example/plain", Content: "<p>first</p>"}
+	shown := domain.Entry{Key: "id:shown", Title: "Shown", Link: "https://a.example/shown", Content: "<p>raw</p>",
+		Fragments: domain.Fragments{Rules: 1, Title: "Shown", HTML: "<p>made</p>", Excerpt: "made", Links: []string{}}}
+	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0); err != nil || st.New != 2 {
+		t.Fatalf("first save %+v, %v", st, err)
+	}
+	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0.Add(time.Hour)); err != nil || st.Known != 2 || st.New != 0 {
+		t.Fatalf("unchanged save %+v, %v", st, err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, want ...domain.Entry) {
+		t.Helper()
+		got := digestEntries(t, s, "ada", "2026-11-21")
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d entries, want %d", step, len(got), len(want))
+		}
+		byKey := map[string]domain.Entry{}
+		for _, e := range got {
+			byKey[e.Key] = e
+		}
+		for _, w := range want {
+			g := byKey[w.Key]
+			if w.Fragments.Rules != 0 {
+				w.Content = "" // a listing gives the raw texts only of an entry without fragments
+			}
+			if g.Title != w.Title || g.Content != w.Content || g.Fragments.HTML != w.Fragments.HTML ||
+				g.Fragments.Excerpt != w.Fragments.Excerpt || !g.FirstSeen.Equal(t0) {
+				t.Errorf("%s: %s read back %+v, want %+v first seen %v", step, w.Key, g, w, t0)
+			}
+		}
+	}
+	check("unchanged", plain, shown)
+	plain.Title = "Plain, retitled"
+	shown.Fragments.HTML, shown.Fragments.Excerpt = "<p>made again</p>", "made again"
+	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0.Add(3*time.Hour)); err != nil || st.Known != 2 {
+		t.Fatalf("changed save %+v, %v", st, err)
+	}
+	check("title and fragments changed", plain, shown)
+	plain.Content = "<p>second</p>" // the texts alone
+	if st, err := savePoll(s, f, []domain.Entry{plain}, t0.Add(4*time.Hour)); err != nil || st.Known != 1 {
+		t.Fatalf("texts changed save %+v, %v", st, err)
+	}
+	check("texts changed", plain, shown)
 }
 
 // A poll's save that is not committed leaves neither its entries nor its
