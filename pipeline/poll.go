@@ -32,6 +32,13 @@ func (p *pass) poll(ctx context.Context) error {
 	if len(polls) == 0 {
 		return nil
 	}
+	p.asPolled = p.startAsPolled(ctx, polls)
+	err = p.pollAll(ctx, polls, byURL)
+	return errors.Join(err, p.asPolled.finish(ctx))
+}
+
+// pollAll polls and saves the polls chosen.
+func (p *pass) pollAll(ctx context.Context, polls []schedule.Poll, byURL map[string]*domain.Feed) error {
 	if err := p.startDelay(ctx); err != nil {
 		return err
 	}
@@ -58,6 +65,9 @@ func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (i
 			ok, err := p.save(ctx, r)
 			saveErr = errors.Join(saveErr, err)
 			p.progress(prog, r, ok)
+			if err == nil {
+				p.asPolled.saved(r.feed.URL)
+			}
 			continue
 		}
 		if group = append(group, r); len(group) == saveGroupSize {
@@ -95,6 +105,9 @@ func (p *pass) progress(prog *pollProgress, r polled, ok bool) {
 	if !ok {
 		prog.failed++
 	}
+	// Under mu, as the digests built during the poll report theirs.
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.opts.Progress(Event{Kind: EventPolled, Total: prog.total, Done: prog.done, Failed: prog.failed, Detail: redact.URL(r.feed.URL)})
 }
 
@@ -119,6 +132,7 @@ func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress
 			continue
 		}
 		p.progress(prog, r, p.account(r, nil, store.SaveStats{}))
+		p.asPolled.saved(r.feed.URL)
 	}
 	return err
 }
