@@ -163,8 +163,9 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 
 // renderUser writes the pages of user's digests not written yet, and the
 // user's index and feed: what the run that built a digest of a shared
-// pass writes. Feed names are read as the pages need them.
-func (p *pass) renderUser(ctx context.Context, user string) error {
+// pass writes. Feed names are read as the pages need them, but for those
+// in feeds.
+func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]feedInfo) error {
 	u, ok := p.cfg.User(user)
 	if !ok {
 		return nil
@@ -185,7 +186,6 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	feeds := map[string]feedInfo{}
 	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
@@ -553,9 +553,14 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	}
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
-		out[f.URL] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+		out[f.URL] = infoOf(f)
 	}
 	return out, nil
+}
+
+// infoOf is what the pages show of the feed of record f.
+func infoOf(f domain.Feed) feedInfo {
+	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 }
 
 // lookUpName adds the name of the feed at url to feeds, unless it is
@@ -568,7 +573,7 @@ func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url st
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
-	feeds[url] = feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
+	feeds[url] = infoOf(f)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"feeddigest/domain"
 	"feeddigest/schedule"
 )
 
@@ -133,5 +134,41 @@ func (p *pass) digestAndPages(ctx context.Context, d schedule.Due) error {
 	if err := p.buildDigest(ctx, d); err != nil {
 		return err
 	}
-	return p.renderUser(ctx, d.Name)
+	return p.renderUser(ctx, d.Name, p.namesOf(d.Feeds))
+}
+
+// noteNames keeps the names of the feeds as the pass read their records
+// before the poll (see pass.names).
+func (p *pass) noteNames(byURL map[string]*domain.Feed) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names = make(map[string]feedInfo, len(byURL))
+	for url, f := range byURL {
+		p.names[url] = infoOf(*f)
+	}
+}
+
+// noteName updates the name of a feed whose record a poll's save wrote,
+// if the pass keeps names.
+func (p *pass) noteName(f domain.Feed) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.names != nil {
+		p.names[f.URL] = infoOf(f)
+	}
+}
+
+// namesOf are the names kept of the feeds at urls (see pass.names), for a
+// user whose feeds are all saved: their records do not change again in
+// the pass.
+func (p *pass) namesOf(urls []string) map[string]feedInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]feedInfo, len(urls))
+	for _, url := range urls {
+		if info, ok := p.names[url]; ok {
+			out[url] = info
+		}
+	}
+	return out
 }

@@ -115,6 +115,12 @@ feeds = ["%[1]s/shared", "%[1]s/slow"]
 			t.Errorf("ada's page lacks %s", id)
 		}
 	}
+	// The feeds' names as this poll read them: they had none before.
+	for _, name := range []string{"Feed /a", "Feed /shared"} {
+		if !strings.Contains(page, name) {
+			t.Errorf("ada's page does not name %q", name)
+		}
+	}
 	close(release)
 	<-done
 	if runErr != nil {

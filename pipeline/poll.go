@@ -32,6 +32,7 @@ func (p *pass) poll(ctx context.Context) error {
 	if len(polls) == 0 {
 		return nil
 	}
+	p.noteNames(byURL)
 	p.asPolled = p.startAsPolled(ctx, polls)
 	err = p.pollAll(ctx, polls, byURL)
 	return errors.Join(err, p.asPolled.finish(ctx))
@@ -122,6 +123,11 @@ func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress
 		records[i] = p.nextRecord(r.feed, r.res, store.SaveStats{}, r.feed.Polls == 0)
 	}
 	err := p.st.UpdateFeeds(ctx, records)
+	if err == nil {
+		for _, rec := range records {
+			p.noteName(rec)
+		}
+	}
 	for _, r := range group {
 		if err != nil {
 			// Counted as save counts a poll it could not save.
@@ -364,10 +370,15 @@ func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res
 	if err != nil {
 		return store.SaveStats{}, err
 	}
-	if err := tx.UpdateFeed(ctx, p.nextRecord(f, res, stats, f.Polls == 0)); err != nil {
+	rec := p.nextRecord(f, res, stats, f.Polls == 0)
+	if err := tx.UpdateFeed(ctx, rec); err != nil {
 		return store.SaveStats{}, err
 	}
-	return stats, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return store.SaveStats{}, err
+	}
+	p.noteName(rec)
+	return stats, nil
 }
 
 // nextRecord is the feed record after a poll: what was learned, the

@@ -193,6 +193,11 @@ type pass struct {
 	built map[string]bool
 	// asPolled builds digests during a poll on SQLite (nil otherwise).
 	asPolled *asPolled
+	// names are, on SQLite, the names of the feeds as the records read
+	// before the poll and those its saves wrote have them: the digests
+	// built during the poll show them without reading each feed's record
+	// (nil: not kept). Under mu.
+	names map[string]feedInfo
 }
 
 func (p *pass) sync(ctx context.Context) error {
