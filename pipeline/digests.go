@@ -139,7 +139,9 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
+		stop := p.prefetchListings(ctx, &rd)
 		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
+		stop()
 		if err != nil {
 			return written, err
 		}
