@@ -18,25 +18,47 @@ import (
 	"feeddigest/domain"
 	"feeddigest/mail"
 	"feeddigest/render"
+	"feeddigest/schedule"
 	"feeddigest/site"
 	"feeddigest/store"
 )
 
-// buildDigests records the digest of every due user, each in one
-// transaction. Pages and mail come after, from the recorded digests, so a
-// crash between the two is finished by the next run.
+// buildDigests records the digest of every due user not built during the
+// poll (see asPolled), each in one transaction. Pages and mail come
+// after, from the recorded digests, so a crash between the two is
+// finished by the next run.
 func (p *pass) buildDigests(ctx context.Context) error {
 	for _, d := range p.due {
-		u, _ := p.cfg.User(d.Name)
-		wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
-		built, err := p.st.BuildDigest(ctx, d.Name, d.Date, p.opts.Now, wantSend)
-		if err != nil {
+		p.mu.Lock()
+		built := p.built[digestKey(d.Name, d.Date)]
+		p.mu.Unlock()
+		if built {
+			continue
+		}
+		if err := p.buildDigest(ctx, d); err != nil {
 			return err
 		}
-		p.sum.DigestsBuilt++
-		p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
-		p.opts.Progress(Event{Kind: EventDigest, Detail: d.Name + " " + d.Date})
 	}
+	return nil
+}
+
+// buildDigest records the digest d in one transaction.
+func (p *pass) buildDigest(ctx context.Context, d schedule.Due) error {
+	u, _ := p.cfg.User(d.Name)
+	wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
+	built, err := p.st.BuildDigest(ctx, d.Name, d.Date, p.opts.Now, wantSend)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.built == nil {
+		p.built = map[string]bool{}
+	}
+	p.built[digestKey(d.Name, d.Date)] = true
+	p.sum.DigestsBuilt++
+	p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
+	p.opts.Progress(Event{Kind: EventDigest, Detail: d.Name + " " + d.Date})
 	return nil
 }
 
@@ -117,7 +139,9 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
+		stop := p.prefetchListings(ctx, &rd)
 		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
+		stop()
 		if err != nil {
 			return written, err
 		}
@@ -140,9 +164,10 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 }
 
 // renderUser writes the pages of user's digests not written yet, and the
-// user's index and feed: what the run that built a digest of a shared
-// pass writes. Feed names are read as the pages need them.
-func (p *pass) renderUser(ctx context.Context, user string) error {
+// user's index and feed: what the run that built a digest writes. Feed
+// names are those in feeds, and any other read as the pages need it;
+// feeds nil: the user's feeds are read first, in one question.
+func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]feedInfo) error {
 	u, ok := p.cfg.User(user)
 	if !ok {
 		return nil
@@ -163,15 +188,18 @@ func (p *pass) renderUser(ctx context.Context, user string) error {
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
-	// The names of the user's feeds in one question; any other a page
-	// shows (a feed no longer followed) is looked up as it is needed.
-	mine, err := p.rd.FeedsAt(ctx, u.FeedURLs())
-	if err != nil {
-		return err
-	}
-	feeds := make(map[string]feedInfo, len(mine))
-	for _, f := range mine {
-		feeds[f.URL] = infoOf(f)
+	if feeds == nil {
+		// The names of the user's feeds in one question; any other a
+		// page shows (a feed no longer followed) is looked up as it is
+		// needed.
+		mine, err := p.rd.FeedsAt(ctx, u.FeedURLs())
+		if err != nil {
+			return err
+		}
+		feeds = make(map[string]feedInfo, len(mine))
+		for _, f := range mine {
+			feeds[f.URL] = infoOf(f)
+		}
 	}
 	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
@@ -561,7 +589,7 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	return out, nil
 }
 
-// infoOf is what pages show of the feed f.
+// infoOf is what the pages show of the feed of record f.
 func infoOf(f domain.Feed) feedInfo {
 	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
 }

@@ -149,7 +149,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		}
 		return sum, nil
 	}
-	steps := []func(context.Context) error{p.sync, p.poll, p.buildDigests, p.showAnew, p.render, p.send, p.prune}
+	// The fragments are made anew before the poll: the digests built as
+	// it goes (see asPolled) write their pages during it.
+	steps := []func(context.Context) error{p.sync, p.showAnew, p.poll, p.buildDigests, p.render, p.send, p.prune}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("interrupted: %w", err)
@@ -187,6 +189,15 @@ type pass struct {
 	emails map[string]*mail.Message
 	// feeds are the feed records as the poll left them (storedFeeds).
 	feeds []domain.Feed
+	// built are the digests this pass built, by digestKey; under mu.
+	built map[string]bool
+	// asPolled builds digests during a poll on SQLite (nil otherwise).
+	asPolled *asPolled
+	// names are, on SQLite, the names of the feeds as the records read
+	// before the poll and those its saves wrote have them: the digests
+	// built during the poll show them without reading each feed's record
+	// (nil: not kept). Under mu.
+	names map[string]feedInfo
 }
 
 func (p *pass) sync(ctx context.Context) error {

@@ -327,7 +327,7 @@ func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
 		p.mu.Unlock()
 		p.opts.Log.Info("digest built", "user", key.User, "date", key.Date, "entries", built.EntryCount, "notices", len(built.Notices))
 	}
-	if err := p.renderUser(ctx, key.User); err != nil {
+	if err := p.renderUser(ctx, key.User, nil); err != nil {
 		return err
 	}
 	return p.sendTo(ctx, key.User)

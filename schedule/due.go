@@ -5,7 +5,9 @@
 package schedule
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 )
@@ -230,4 +232,51 @@ func FeedsToPoll(due []Due, daily []DailyPoll, feeds map[string]FeedState, now t
 // (and no two runs) hit the same hosts in the same order.
 func Shuffle(polls []Poll, rng *rand.Rand) {
 	rng.Shuffle(len(polls), func(i, j int) { polls[i], polls[j] = polls[j], polls[i] })
+}
+
+// UsersInTurn orders polls, already shuffled, user by user: the feeds of
+// the first due user, then those of the second not polled for the first,
+// and so on, and last the feeds of no due user (the daily polls of weekly
+// users, the retries), each user's feeds in their shuffled order. The
+// users take their turns in the order in which the shuffle placed their
+// first feed, so the order stays random. Spread by host after this
+// (fetch.SpreadByHost), each host's feeds are still polled one a round;
+// but a user's feeds, on hosts of many feeds, come in the early rounds or
+// in the late ones together, not at random: most users have all their
+// feeds polled long before the poll ends, and a pass that builds a digest
+// as soon as its user's feeds are polled builds most while the poll goes
+// on.
+func UsersInTurn(polls []Poll, due []Due) {
+	at := make(map[string]int, len(polls))
+	for i, p := range polls {
+		at[p.URL] = i
+	}
+	// first is where each due user's first polled feed is.
+	type turn struct{ user, first int }
+	turns := make([]turn, 0, len(due))
+	for i, d := range due {
+		first := len(polls)
+		for _, url := range d.Feeds {
+			if j, ok := at[url]; ok {
+				first = min(first, j)
+			}
+		}
+		turns = append(turns, turn{user: i, first: first})
+	}
+	slices.SortStableFunc(turns, func(a, b turn) int { return cmp.Compare(a.first, b.first) })
+	rank := make(map[string]int, len(polls))
+	for r, t := range turns {
+		for _, url := range due[t.user].Feeds {
+			if _, ok := rank[url]; !ok {
+				rank[url] = r
+			}
+		}
+	}
+	rankOf := func(p Poll) int {
+		if r, ok := rank[p.URL]; ok {
+			return r
+		}
+		return len(turns)
+	}
+	slices.SortStableFunc(polls, func(a, b Poll) int { return cmp.Compare(rankOf(a), rankOf(b)) })
 }

@@ -188,3 +188,29 @@ func TestShuffleIsRandomButRepeatable(t *testing.T) {
 		t.Error("shuffle left the order as it was")
 	}
 }
+
+// UsersInTurn takes the due users one after the other, in the order of
+// their first feed in the shuffle, each with their feeds not taken yet in
+// their shuffled order, and the feeds of no due user last.
+func TestUsersInTurn(t *testing.T) {
+	due := []Due{
+		{User: User{Name: "ada", Feeds: []string{"a1", "a2", "shared"}}},
+		{User: User{Name: "bob", Feeds: []string{"b1", "shared", "b2", "b3"}}},
+		{User: User{Name: "cy", Feeds: []string{"c1", "not-polled"}}},
+	}
+	var polls []Poll
+	for _, url := range []string{"b2", "extra", "a2", "c1", "shared", "a1", "b1", "b3"} {
+		polls = append(polls, Poll{URL: url, Why: Scheduled})
+	}
+	UsersInTurn(polls, due)
+	var got []string
+	for _, p := range polls {
+		got = append(got, p.URL)
+	}
+	// bob first (b2 is first), then ada (a2), then cy; the shared feed
+	// with bob.
+	if want := "b2 shared b1 b3 a2 a1 c1 extra"; strings.Join(got, " ") != want {
+		t.Errorf("UsersInTurn = %q, want %q", strings.Join(got, " "), want)
+	}
+	UsersInTurn(nil, due) // nothing to poll: nothing to do
+}
