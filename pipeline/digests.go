@@ -694,15 +694,7 @@ func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User,
 		feedURL := rd.Groups[i].FeedURL
 		rd.Groups[i].Listed = func(yield func(domain.Entry, error) bool) {
 			entries, err := p.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, p.perFeed())
-			if err != nil {
-				yield(domain.Entry{}, err)
-				return
-			}
-			for _, e := range entries {
-				if !yield(e, nil) {
-					return
-				}
-			}
+			yieldAll(entries, err, yield)
 		}
 	}
 	return rd, nil

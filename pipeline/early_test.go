@@ -146,11 +146,7 @@ feeds = ["%[1]s/shared", "%[1]s/slow"]
 func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
-	st, err := openState(ctx, &config.Config{State: filepath.Join(t.TempDir(), "state.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := freshSQLite(t)
 	urls := map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://b.example/feed"},
 		"cy": {"https://c.example/feed"}}
 	if err := st.SyncSubscriptions(ctx, urls, now); err != nil {

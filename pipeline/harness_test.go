@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/store"
 )
 
 // oneUser is the users block of one London user following urls.
@@ -47,6 +48,18 @@ outbox = "outbox"
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// freshSQLite opens a new SQLite state in a temp folder, closed when the
+// test ends.
+func freshSQLite(t *testing.T) store.Store {
+	t.Helper()
+	st, err := openState(context.Background(), &config.Config{State: filepath.Join(t.TempDir(), "state.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func at(s string) time.Time {

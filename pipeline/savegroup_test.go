@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -37,11 +36,7 @@ func (c *countingStore) UpdateFeeds(ctx context.Context, feeds []domain.Feed) er
 func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
-	st, err := openState(ctx, &config.Config{State: filepath.Join(t.TempDir(), "state.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := freshSQLite(t)
 	const n = 2*saveGroupSize + 50
 	var urls []string
 	for i := range n + 2 {

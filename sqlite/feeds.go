@@ -48,16 +48,7 @@ func (s *Store) Feeds(ctx context.Context) ([]domain.Feed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list feeds: %w", err)
 	}
-	defer rows.Close()
-	var feeds []domain.Feed
-	for rows.Next() {
-		f, err := scanFeed(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list feeds: %w", err)
-		}
-		feeds = append(feeds, f)
-	}
-	return feeds, rows.Err()
+	return collectFeeds(rows, "list feeds")
 }
 
 // FeedsAt returns the records of the feeds at urls (see store.Reader).
@@ -71,12 +62,18 @@ func (s *Store) FeedsAt(ctx context.Context, urls []string) ([]domain.Feed, erro
 	if err != nil {
 		return nil, fmt.Errorf("read the feeds: %w", err)
 	}
+	return collectFeeds(rows, "read the feeds")
+}
+
+// collectFeeds reads the feed records of rows, and closes them; what
+// names the question in an error.
+func collectFeeds(rows *sql.Rows, what string) ([]domain.Feed, error) {
 	defer rows.Close()
 	var feeds []domain.Feed
 	for rows.Next() {
 		f, err := scanFeed(rows)
 		if err != nil {
-			return nil, fmt.Errorf("read the feeds: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		feeds = append(feeds, f)
 	}
