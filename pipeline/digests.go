@@ -196,10 +196,7 @@ func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]fee
 		if err != nil {
 			return err
 		}
-		feeds = make(map[string]feedInfo, len(mine))
-		for _, f := range mine {
-			feeds[f.URL] = infoOf(f)
-		}
+		feeds = infosByURL(mine)
 	}
 	written, err := p.writePending(ctx, pub, pending, feeds)
 	if err != nil {
@@ -582,11 +579,16 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return infosByURL(feeds), nil
+}
+
+// infosByURL is what the pages show of each of feeds, by URL.
+func infosByURL(feeds []domain.Feed) map[string]feedInfo {
 	out := make(map[string]feedInfo, len(feeds))
 	for _, f := range feeds {
 		out[f.URL] = infoOf(f)
 	}
-	return out, nil
+	return out
 }
 
 // infoOf is what the pages show of the feed of record f.
