@@ -146,9 +146,10 @@ func init() {
 			about: "Prints a table of the feeds: URL (and the new URL after a permanent redirect), state, last poll, last status, " +
 				"next allowed poll (\"due\" once it has passed), error count and why it waits; then each user's rhythm and " +
 				"next digest, in the user's time. Reads the state file only; works while a run is in progress.",
-			example: "feeddigest status\nfeeddigest status my.toml",
+			example: "feeddigest status\nfeeddigest status my.toml\nfeeddigest status -now 2026-11-22T00:05:00Z",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
+				fs.StringVar(&o.now, "now", "", "show the state as at `TIME` (RFC 3339) instead of the clock: what is due, what waits, what mail was given up")
 			},
 			run: statusCmd,
 		},

@@ -120,11 +120,14 @@ func clock(nowFlag string) (time.Time, error) {
 // statusCmd: `feeddigest status`. Before the first run there is no
 // state file: then the config's feeds are listed as new.
 func statusCmd(ctx context.Context, inv *invocation) error {
+	now, err := clock(inv.opts.now)
+	if err != nil {
+		return err
+	}
 	cfg, err := inv.loadConfigWarn()
 	if err != nil {
 		return err
 	}
-	now := time.Now()
 	rows, err := feedRows(ctx, cfg, now)
 	if err != nil {
 		return err

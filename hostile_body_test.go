@@ -110,7 +110,7 @@ func (w *hostileWorld) requested(path string) int { return w.server.Count(path) 
 // statusOf is the `feeddigest status` line of the feed at path.
 func (w *hostileWorld) statusOf(t *testing.T, path string) string {
 	t.Helper()
-	out, err := exec.Command(w.bin, "status", "-config", w.config).CombinedOutput()
+	out, err := exec.Command(w.bin, "status", "-config", w.config, "-now", "2026-11-22T00:10:00Z").CombinedOutput()
 	if err != nil {
 		t.Fatalf("status: %v\n%s", err, out)
 	}

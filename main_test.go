@@ -99,7 +99,7 @@ func TestRunThenStatus(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), "https://site.example/hello") {
 		t.Fatalf("page: %v", err)
 	}
-	code, stdout, stderr = runCLI("status", "-config", path)
+	code, stdout, stderr = runCLI("status", "-config", path, "-now", "2026-11-22T00:10:00Z")
 	if code != 0 || !strings.Contains(stdout, ts.URL+"/missing") || !strings.Contains(stdout, "404") {
 		t.Errorf("status: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -38,7 +38,7 @@ func TestRunThenStatusOnPostgres(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), "https://site.example/hello") {
 		t.Fatalf("page: %v", err)
 	}
-	code, stdout, stderr = runCLI("status", "-config", path)
+	code, stdout, stderr = runCLI("status", "-config", path, "-now", "2026-11-22T00:10:00Z")
 	if code != 0 || !strings.Contains(stdout, ts.URL+"/missing") || !strings.Contains(stdout, "404") || strings.Contains(stdout, "yet") {
 		t.Errorf("status: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -91,7 +91,7 @@ func TestMigrateThenRunOnPostgres(t *testing.T) {
 	if err := os.WriteFile(path, []byte(fmt.Sprintf("state = %q\n", db)+users), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := runCLI("status", "-config", path); code != 0 || !strings.Contains(stdout, ts.URL+"/feed") || strings.Contains(stdout, "yet") {
+	if code, stdout, stderr := runCLI("status", "-config", path, "-now", "2026-11-22T00:10:00Z"); code != 0 || !strings.Contains(stdout, ts.URL+"/feed") || strings.Contains(stdout, "yet") {
 		t.Errorf("status on the copy: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCLI("run", "-config", path, "-now", "2026-11-22T00:35:00Z", "-json")

@@ -68,7 +68,7 @@ feeds = [`+strings.Join(feeds, ", ")+`]
 	if err != nil || !strings.Contains(string(page), "site.example/proxied-1") {
 		t.Errorf("the public feed, fetched through the proxy, is not in the digest: %v", err)
 	}
-	status, err := exec.Command(bin, "status", "-config", config).CombinedOutput()
+	status, err := exec.Command(bin, "status", "-config", config, "-now", "2026-11-22T00:10:00Z").CombinedOutput()
 	if err != nil {
 		t.Fatalf("status: %v\n%s", err, status)
 	}

@@ -106,7 +106,7 @@ func TestCredentialsInFeedURLsAreNeverShown(t *testing.T) {
 			t.Errorf("the run's output does not say %q:\n%s\n%s", want, stdout, stderr)
 		}
 	}
-	stdout, stderr = run("status", "-config", cfgPath)
+	stdout, stderr = run("status", "-config", cfgPath, "-now", "2026-11-22T00:10:00Z")
 	noSecrets("status stdout", stdout)
 	noSecrets("status stderr", stderr)
 	if !strings.Contains(stdout, "http://***@127.0.0.1") || !strings.Contains(stdout, "?token=…") {

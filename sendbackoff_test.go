@@ -67,7 +67,7 @@ func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 	if n := mail.Logins(); n != 1 {
 		t.Errorf("%d logins in 24 hourly runs, want 1", n)
 	}
-	status := run("status", "-config", cfgPath)
+	status := run("status", "-config", cfgPath, "-now", hour(23))
 	for _, want := range []string{"MAIL NOT SENT", "grace: 1 digest not sent (2026-11-21): refused for good", "535", "once a day"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status does not say %q:\n%s", want, status)
@@ -91,7 +91,7 @@ func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 	if n := mail.Logins(); n != 4 {
 		t.Errorf("%d logins in all, want 4: a refused one a day for two days, then one for each digest sent", n)
 	}
-	status = run("status", "-config", cfgPath)
+	status = run("status", "-config", cfgPath, "-now", hour(49))
 	if !strings.Contains(status, "ada: Given up: 2026-11-21, 2026-11-22 (superseded by the digest of 2026-11-23") {
 		t.Errorf("status does not say the old digests were given up:\n%s", status)
 	}
