@@ -35,7 +35,7 @@ func TestParseKeepsEnclosures(t *testing.T) {
 		}},
 		// JSON Feed attachments; gofeed drops their duration_in_seconds.
 		{"enclosures.json", "application/feed+json", "id:show-3", []domain.Enclosure{
-			{URL: "https://radio.example.net/files/3.ogg", Type: "audio/ogg", Length: 12000000},
+			{URL: "https://radio.example.net/files/3.ogg", Type: "audio/ogg", Length: 12000000, Duration: 10 * time.Minute},
 		}},
 		{"enclosures.atom", "application/atom+xml", "id:urn:example:walk", []domain.Enclosure{
 			{URL: "https://video.example.net/media/walk.webm", Type: "video/webm", Length: 314572800},

@@ -218,7 +218,31 @@ func parseJSON(body []byte) (*gofeed.Feed, time.Duration, string, error) {
 		return nil, 0, "", err
 	}
 	feed, err := (&gofeed.DefaultJSONTranslator{}).Translate(raw)
-	return feed, 0, "", err
+	if err != nil {
+		return nil, 0, "", err
+	}
+	keepPlayingTimes(raw, feed)
+	return feed, 0, "", nil
+}
+
+// keepPlayingTimes gives each item the duration_in_seconds of its first
+// attachment that has one, as the itunes:duration an RSS podcast carries:
+// gofeed's translator drops it with the rest of the attachment.
+func keepPlayingTimes(raw *jsonfeed.Feed, feed *gofeed.Feed) {
+	if len(raw.Items) != len(feed.Items) {
+		return // not item for item: nothing to match safely
+	}
+	for i, it := range raw.Items {
+		if it == nil || it.Attachments == nil || feed.Items[i] == nil || feed.Items[i].ITunesExt != nil {
+			continue
+		}
+		for _, a := range *it.Attachments {
+			if a.DurationInSeconds > 0 {
+				feed.Items[i].ITunesExt = &ext.ITunesItemExtension{Duration: strconv.FormatInt(a.DurationInSeconds, 10)}
+				break
+			}
+		}
+	}
 }
 
 // syndicationPeriod reads the RSS 1.0 Syndication module: updatePeriod
