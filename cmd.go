@@ -125,6 +125,7 @@ func init() {
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
 				fs.StringVar(&o.out, "out", "", "write the site to `DIR` instead of the config's site_dir")
+				fs.StringVar(&o.now, "now", "", "write the status page as at `TIME` (RFC 3339) instead of the clock")
 			},
 			run: publishCmd,
 		},

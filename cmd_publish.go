@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"feeddigest/internal/english"
 	"feeddigest/pipeline"
@@ -22,7 +21,11 @@ func publishCmd(ctx context.Context, inv *invocation) error {
 			return err
 		}
 	}
-	out, err := pipeline.Publish(ctx, cfg, dir, time.Now())
+	now, err := clock(inv.opts.now)
+	if err != nil {
+		return err
+	}
+	out, err := pipeline.Publish(ctx, cfg, dir, now)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,13 @@ func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 		!bytes.Contains(page, []byte("next try 2026-11-22 00:05 UTC")) {
 		t.Errorf("status.html does not list the mail not sent:\n%s", page)
 	}
+	// publish writes the same page, as at its -now (not the clock's day,
+	// when these digests are long given up).
+	public := filepath.Join(dir, "public")
+	run("publish", "-config", cfgPath, "-out", public, "-now", hour(23))
+	if published, err := os.ReadFile(filepath.Join(public, "status.html")); err != nil || !bytes.Equal(published, page) {
+		t.Errorf("publish -now wrote another status page (%v):\n%s", err, published)
+	}
 
 	runHours(24, 34) // the next day's digests, one login for both
 	if n := mail.Logins(); n != 2 {
