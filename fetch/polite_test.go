@@ -157,16 +157,24 @@ func TestHostsLimitedIndependently(t *testing.T) {
 }
 
 func TestWaitingForTheHostIsNotATimeout(t *testing.T) {
-	// One slot, each answer takes 150 ms, the timeout is 400 ms: the
-	// fourth of four polls waits 450 ms for its turn, which is politeness,
-	// not a slow server.
+	// One slot, each answer takes 100 ms, the timeout is 1 s: the last of
+	// twelve polls waits at least 1.1 s for its turn, which is politeness,
+	// not a slow server. Each answer has 900 ms to spare within the
+	// timeout, so that a loaded machine does not make a slow server of it;
+	// load only makes the waits longer.
+	const answer, timeout, polls = 100 * time.Millisecond, time.Second, 12
 	body := readTestdata(t, "rss.xml")
 	_, ts := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(answer)
 		w.Write(body)
 	})
-	c := testClient(Options{PerHost: 1, Timeout: 400 * time.Millisecond})
-	for i, res := range pollAll(context.Background(), c, ts.URL, 4) {
+	c := testClient(Options{PerHost: 1, Timeout: timeout})
+	start := time.Now()
+	results := pollAll(context.Background(), c, ts.URL, polls)
+	if waited := time.Since(start); waited < timeout+answer {
+		t.Fatalf("the polls took %v: the last one did not wait longer than the timeout", waited)
+	}
+	for i, res := range results {
 		if res.Outcome != OutcomeFresh {
 			t.Errorf("poll %d: outcome %v err %v", i, res.Outcome, res.Err)
 		}
