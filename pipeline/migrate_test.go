@@ -112,6 +112,7 @@ const bFrench = `<?xml version="1.0"?><rss version="2.0"><channel><title>B</titl
 // does: the digests built after the move, and their pages, are those
 // built without it; the digests from before are all there.
 func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
+	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
 	db := pgtest.NewDatabase(t)
 	pub := feedtest.Start(t)
 	for i := 1; i <= 9; i++ { // a first look passes over the four oldest

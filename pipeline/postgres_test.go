@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"feeddigest/internal/pgtest"
@@ -9,18 +10,19 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// onPostgres is set while TestPassesOnPostgres runs the pipeline's tests
-// again: testConfig then puts each test's state in a fresh PostgreSQL
-// database instead of an SQLite file beside the config.
-var onPostgres bool
-
-// testState is the state setting of a test's config.
+// testState is the state setting of a test's config: an SQLite file
+// beside the config, or, when TestPassesOnPostgres runs the test again,
+// a fresh PostgreSQL database. The test's name says which, so that the
+// tests may run in parallel.
 func testState(t *testing.T) string {
-	if onPostgres {
+	if strings.HasPrefix(t.Name(), onPostgres) {
 		return pgtest.NewDatabase(t)
 	}
 	return "state.db"
 }
+
+// onPostgres begins the names of the tests TestPassesOnPostgres runs.
+const onPostgres = "TestPassesOnPostgres/"
 
 // TestPassesOnPostgres runs the tests of whole passes once more with the
 // state in PostgreSQL: a single run there behaves exactly as on SQLite.
@@ -29,8 +31,7 @@ func testState(t *testing.T) string {
 // OncePerSubscriber runs a week of hourly passes here).
 func TestPassesOnPostgres(t *testing.T) {
 	pgtest.Require(t)
-	onPostgres = true
-	defer func() { onPostgres = false }()
+	t.Parallel()
 	tests := []struct {
 		name string
 		test func(*testing.T)
@@ -85,6 +86,7 @@ func TestPassesOnPostgres(t *testing.T) {
 			if tt.long && testing.Short() {
 				t.Skip("hundreds of passes: runs without -short")
 			}
+			t.Parallel() // each in a database of its own
 			tt.test(t)
 		})
 	}

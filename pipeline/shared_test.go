@@ -102,6 +102,7 @@ func (f *hostFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // digest built once, and every entry reaches each subscriber exactly
 // once. And they do share: more than one run polls in a pass.
 func TestRunsShareAPass(t *testing.T) {
+	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
 	db := pgtest.NewDatabase(t)
 	const hosts, feedsPerHost, runs = 3, 4, 3
 	farm := newHostFarm(t, hosts, 20*time.Millisecond)
@@ -222,6 +223,7 @@ func TestRunsShareAPass(t *testing.T) {
 // its host taken over when it saves: it leaves the host to the run that
 // took it and claims on, and both runs end well; the feed is saved once.
 func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
+	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
 	db := pgtest.NewDatabase(t)
 	farm := newHostFarm(t, 1, 1500*time.Millisecond)
 	feeds := []string{farm.url(0, "/feed0"), farm.url(0, "/feed1")}

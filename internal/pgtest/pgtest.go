@@ -112,7 +112,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 		return nil, err
 	}
 	// Short: a Unix socket path may not exceed 107 bytes.
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(clusterParent(), "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +158,22 @@ func serverUser() (*syscall.Credential, error) {
 	gid, _ := strconv.Atoi(u.Gid)
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
 }
+
+// clusterParent is the folder a cluster is made in: PGTEST_DIR when set;
+// else a file system in memory when there is one with room, since every
+// database a test creates is hundreds of files, and on ext4 their creation
+// took half the CPU of the pipeline's tests on PostgreSQL (18.7 s against
+// 13.1 s on /dev/shm); else the temporary folder.
+func clusterParent() string {
+	if dir := os.Getenv("PGTEST_DIR"); dir != "" {
+		return dir
+	}
+	return ramDir()
+}
+
+// ramDirRoom is the least free space of a file system in memory that
+// clusterParent takes: the scale benchmark's databases take hundreds of MB.
+const ramDirRoom = 4 << 30
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
 

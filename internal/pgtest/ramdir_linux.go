@@ -1,0 +1,18 @@
+package pgtest
+
+import "syscall"
+
+// ramDir is a folder in memory with room for test clusters, or "" when
+// there is none: /dev/shm when it is a tmpfs with at least ramDirRoom
+// free (a container's 64 MB /dev/shm is not).
+func ramDir() string {
+	const tmpfsMagic = 0x01021994
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/dev/shm", &st); err != nil || st.Type != tmpfsMagic {
+		return ""
+	}
+	if st.Bavail*uint64(st.Bsize) < ramDirRoom {
+		return ""
+	}
+	return "/dev/shm"
+}
