@@ -132,8 +132,8 @@ func (w *worker) wake() {
 }
 
 // wait waits until a claim loop of this run finishes or finds work; the
-// watcher also until a while has passed (watcher says it was).
-func (w *worker) wait(ctx context.Context) (watcher bool, err error) {
+// watcher also until about every has passed (watcher says it was).
+func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, err error) {
 	w.finishedMu.Lock()
 	finished := w.finished
 	watcher = !w.watching
@@ -152,7 +152,7 @@ func (w *worker) wait(ctx context.Context) (watcher bool, err error) {
 		w.watching = false
 		w.finishedMu.Unlock()
 	}()
-	t := time.NewTimer(waitForWork/2 + w.jitter(waitForWork))
+	t := time.NewTimer(every/2 + w.jitter(every))
 	defer t.Stop()
 	select {
 	case <-finished:
@@ -164,8 +164,14 @@ func (w *worker) wait(ctx context.Context) (watcher bool, err error) {
 }
 
 // waitForWork is how long the watcher waits when nothing is free but
-// work remains (other runs' claims, digests waiting for feeds), jittered.
-const waitForWork = 250 * time.Millisecond
+// work remains (other runs' claims, digests waiting for feeds), jittered;
+// waitForEnd when all that is left is another run's end of the pass,
+// which takes a fraction of a second: this run ends as soon after it as
+// it can, at the cost of a cheap question more or less.
+const (
+	waitForWork = 250 * time.Millisecond
+	waitForEnd  = 50 * time.Millisecond
+)
 
 // loop claims work until the pass is done.
 func (w *worker) loop(ctx context.Context) error {
@@ -183,7 +189,11 @@ func (w *worker) loop(ctx context.Context) error {
 			}
 			return nil
 		case errors.Is(err, store.ErrNoWorkYet):
-			if watched, err = w.wait(ctx); err != nil {
+			every := waitForWork
+			if errors.Is(err, store.ErrPassEnding) {
+				every = waitForEnd
+			}
+			if watched, err = w.wait(ctx, every); err != nil {
 				return err
 			}
 			continue

@@ -229,12 +229,17 @@ func (s *Store) NextWork(ctx context.Context, p store.Pass) (store.Work, error) 
 	if w, found, err := s.claimEnd(ctx, p); err != nil || found {
 		return w, err
 	}
-	var done bool
-	if err := s.pool.QueryRow(ctx, "SELECT end_done FROM passes WHERE id = $1", p.ID).Scan(&done); err != nil {
+	// The end is claimed only once every host and digest is done: a claim
+	// that claimEnd could not take over is a live run's.
+	var done, ending bool
+	if err := s.pool.QueryRow(ctx, "SELECT end_done, end_owner IS NOT NULL FROM passes WHERE id = $1", p.ID).Scan(&done, &ending); err != nil {
 		return store.Work{}, fmt.Errorf("pass %d: %w", p.ID, err)
 	}
-	if done {
+	switch {
+	case done:
 		return store.Work{}, store.ErrPassDone
+	case ending:
+		return store.Work{}, store.ErrPassEnding
 	}
 	return store.Work{}, store.ErrNoWorkYet
 }

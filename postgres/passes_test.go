@@ -120,8 +120,8 @@ func TestPassIsPlannedOnceAndShared(t *testing.T) {
 	if len(hostA.Feeds) != 2 || len(hostB.Feeds) != 1 {
 		t.Fatalf("feeds of the hosts: %d and %d", len(hostA.Feeds), len(hostB.Feeds))
 	}
-	if _, err := a.NextWork(ctx, pa); !errors.Is(err, store.ErrNoWorkYet) {
-		t.Fatalf("with both hosts claimed and no digest ready: %v, want ErrNoWorkYet", err)
+	if _, err := a.NextWork(ctx, pa); !errors.Is(err, store.ErrNoWorkYet) || errors.Is(err, store.ErrPassEnding) {
+		t.Fatalf("with both hosts claimed and no digest ready: %v, want ErrNoWorkYet, not the end", err)
 	}
 	pollAll(t, runOf["b.example"], hostB)
 	w := next(t, runOf["b.example"], pb)
@@ -146,8 +146,8 @@ func TestPassIsPlannedOnceAndShared(t *testing.T) {
 	if end.Kind != store.WorkEnd {
 		t.Fatalf("last: %+v, want the end", end)
 	}
-	if _, err := b.NextWork(ctx, pb); !errors.Is(err, store.ErrNoWorkYet) {
-		t.Fatalf("while the end is a's: %v", err)
+	if _, err := b.NextWork(ctx, pb); !errors.Is(err, store.ErrNoWorkYet) || !errors.Is(err, store.ErrPassEnding) {
+		t.Fatalf("while the end is a's: %v, want ErrPassEnding, an ErrNoWorkYet", err)
 	}
 	if err := a.FinishWork(ctx, end); err != nil {
 		t.Fatal(err)

@@ -284,6 +284,9 @@ var (
 	// under other runs' claims, or digests wait for their feeds: ask again
 	// shortly.
 	ErrNoWorkYet = errors.New("no work free yet")
+	// ErrPassEnding is ErrNoWorkYet when all that is left is the pass's
+	// end, which another run is doing: it is short, ask again soon.
+	ErrPassEnding = fmt.Errorf("%w: another run is ending the pass", ErrNoWorkYet)
 	// ErrPassDone means the pass has nothing left to do.
 	ErrPassDone = errors.New("the pass is done")
 )
@@ -320,7 +323,8 @@ type Coordinator interface {
 	AbandonPlan()
 	// NextWork claims the next piece of work of the pass: a host with
 	// feeds to poll, else a digest that is ready, else the pass's end.
-	// ErrNoWorkYet: nothing is free now; ErrPassDone: nothing is left.
+	// ErrNoWorkYet: nothing is free now (ErrPassEnding: only the end is
+	// left, and another run has it); ErrPassDone: nothing is left.
 	NextWork(ctx context.Context, p Pass) (Work, error)
 	// BeginPassPoll starts the transaction that saves a poll of a feed of
 	// a claimed host: its Commit also marks the feed done in the pass,
