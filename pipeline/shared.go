@@ -132,7 +132,8 @@ func (w *worker) wake() {
 }
 
 // wait waits until a claim loop of this run finishes or finds work; the
-// watcher also until about every has passed (watcher says it was).
+// watcher also for half to one and a half times every (watcher says it
+// was).
 func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, err error) {
 	w.finishedMu.Lock()
 	finished := w.finished
