@@ -111,8 +111,10 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	parent := clusterParent()
+	sweepStale(parent, time.Now())
 	// Short: a Unix socket path may not exceed 107 bytes.
-	dir, err := os.MkdirTemp(clusterParent(), "pgtest-")
+	dir, err := os.MkdirTemp(parent, "pgtest-")
 	if err != nil {
 		return nil, err
 	}

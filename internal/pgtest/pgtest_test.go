@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -107,5 +111,43 @@ func TestMayMissOnlyOutsideCI(t *testing.T) {
 				t.Errorf("mayMiss = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestStaleClustersAreSwept: a cluster's folder left by a killed test
+// binary (old, its server gone) is removed; one being made (no server
+// yet, but new) and one whose server runs are kept.
+func TestStaleClustersAreSwept(t *testing.T) {
+	parent := t.TempDir()
+	now := time.Now()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	cluster := func(name, pid string, age time.Duration) string {
+		dir := filepath.Join(parent, name)
+		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if pid != "" {
+			if err := os.WriteFile(filepath.Join(dir, "data", "postmaster.pid"), []byte(pid+"\n/data\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(dir, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dead := cluster("pgtest-dead", strconv.Itoa(gone.Process.Pid), 2*staleAge)
+	stopped := cluster("pgtest-stopped", "", 2*staleAge)
+	making := cluster("pgtest-making", "", time.Minute)
+	running := cluster("pgtest-running", strconv.Itoa(os.Getpid()), 2*staleAge)
+	other := cluster("not-a-cluster", "", 2*staleAge)
+	sweepStale(parent, now)
+	for dir, want := range map[string]bool{dead: false, stopped: false, making: true, running: true, other: true} {
+		if _, err := os.Stat(dir); (err == nil) != want {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(dir), err == nil, want)
+		}
 	}
 }
