@@ -170,12 +170,11 @@ func clusterParent() string {
 	if dir := os.Getenv("PGTEST_DIR"); dir != "" {
 		return dir
 	}
-	return ramDir()
+	if dir := ramDir(); dir != "" {
+		return dir
+	}
+	return os.TempDir()
 }
-
-// ramDirRoom is the least free space of a file system in memory that
-// clusterParent takes: the scale benchmark's databases take hundreds of MB.
-const ramDirRoom = 4 << 30
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
 

@@ -16,3 +16,7 @@ func ramDir() string {
 	}
 	return "/dev/shm"
 }
+
+// ramDirRoom is the least free space of a file system in memory that
+// ramDir takes: the scale benchmark's databases take hundreds of MB.
+const ramDirRoom = 4 << 30

@@ -20,9 +20,6 @@ const staleAge = time.Hour
 // running. In /dev/shm each would hold memory until the machine restarts.
 // A folder whose server may be alive is left alone, whoever's it is.
 func sweepStale(parent string, now time.Time) {
-	if parent == "" {
-		parent = os.TempDir()
-	}
 	dirs, err := filepath.Glob(filepath.Join(parent, "pgtest-*"))
 	if err != nil {
 		return
