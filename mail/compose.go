@@ -1,6 +1,10 @@
 package mail
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 
@@ -26,9 +30,29 @@ func (m *Message) WriteTo(w io.Writer) (int64, error) {
 	return m.msg.WriteTo(w)
 }
 
+// ErrBoundary is returned by Compose when it finds no MIME boundary that
+// the message's parts do not hold (which no content can make happen: see
+// Compose).
+var ErrBoundary = errors.New("mail: no MIME boundary clear of the message")
+
+// boundaryTries bounds Compose's search for a boundary. The first is
+// public (render derives it from the user and the date); each further one
+// is a hash of the bodies that would have to hold it, which no feed can
+// write, so the second is taken unless the hash itself is broken.
+const boundaryTries = 4
+
 // Compose makes the MIME message of e: multipart/alternative with the
 // plain text first, as the MIME rules for alternatives put the simplest
 // one first, and both parts quoted-printable.
+//
+// Its boundary is e.Boundary unless the message as encoded holds it
+// anywhere but where it delimits the parts: a feed can write the
+// delimiter of a boundary anyone can work out (render derives it from the
+// user and the date, so that golden files and resent messages are the
+// same), and a line of it would end the part early for every reader.
+// Then the boundary is one derived from the bodies themselves, which no
+// body can hold, and so on until the message is clear of it; the message
+// stays a function of its content, byte for byte.
 func Compose(e render.Email) (*Message, error) {
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
 	if err := msg.From(e.From); err != nil {
@@ -46,14 +70,65 @@ func Compose(e render.Email) (*Message, error) {
 	if e.UserAgent != "" {
 		msg.SetUserAgent(e.UserAgent)
 	}
-	msg.SetBoundary(e.Boundary)
 	msg.SetBodyString(gomail.TypeTextPlain, e.Text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, e.HTML)
-	size, err := msg.WriteTo(io.Discard)
-	if err != nil {
-		return nil, fmt.Errorf("mail: message %s: %w", e.MessageID, err)
+	boundary := e.Boundary
+	for range boundaryTries {
+		msg.SetBoundary(boundary)
+		w := boundaryCounter{boundary: []byte(boundary)}
+		if _, err := msg.WriteTo(&w); err != nil {
+			return nil, fmt.Errorf("mail: message %s: %w", e.MessageID, err)
+		}
+		if w.hits == boundaryUses {
+			return &Message{msg: msg, size: w.size}, nil
+		}
+		boundary = clearBoundary(boundary, e)
 	}
-	return &Message{msg: msg, size: size}, nil
+	return nil, fmt.Errorf("mail: message %s: %w", e.MessageID, ErrBoundary)
+}
+
+// boundaryUses is how often a multipart/alternative message of two parts
+// holds its boundary when nothing else does: the Content-Type parameter,
+// the delimiter before each part and the closing one.
+const boundaryUses = 4
+
+// clearBoundary is the boundary Compose tries after prev: a hash of prev
+// and of both bodies, which a body cannot hold (it would have to hold the
+// hash of itself).
+func clearBoundary(prev string, e render.Email) string {
+	h := sha256.New()
+	for _, s := range []string{prev, e.Text, e.HTML} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return "feeddigest-" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// boundaryCounter counts the bytes written to it and the times they hold
+// boundary, also across writes.
+type boundaryCounter struct {
+	boundary []byte
+	tail     []byte // the last len(boundary)-1 bytes written, at most
+	size     int64
+	hits     int
+}
+
+func (c *boundaryCounter) Write(p []byte) (int, error) {
+	c.size += int64(len(p))
+	keep := len(c.boundary) - 1
+	if len(c.tail) > 0 {
+		// An occurrence that starts in the tail ends in p's first bytes.
+		edge := append(c.tail[:len(c.tail):len(c.tail)], p[:min(len(p), keep)]...)
+		c.hits += bytes.Count(edge, c.boundary)
+	}
+	c.hits += bytes.Count(p, c.boundary)
+	if len(p) >= keep {
+		c.tail = append(c.tail[:0], p[len(p)-keep:]...)
+	} else {
+		c.tail = append(c.tail, p...)
+		c.tail = c.tail[max(0, len(c.tail)-keep):]
+	}
+	return len(p), nil
 }
 
 // ComposeDigest composes the email of a digest, and when it is larger
