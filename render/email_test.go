@@ -167,8 +167,44 @@ func TestEmailPlainTextHasNoControlCharacters(t *testing.T) {
 }
 
 func TestStripControl(t *testing.T) {
-	in := "a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e"
-	if got, want := StripControl(in), "a\tb\nc[0md é 日本 \u202e"; got != want {
-		t.Errorf("StripControl(%q) = %q, want %q", in, got, want)
+	for in, want := range map[string]string{
+		"a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e": "a\tb\nc[0md é 日本 ",
+		// The overrides, embeddings and isolates go; the marks stay.
+		"\u202atxt\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069!": "txt !",
+		"\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c": "\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c",
+		// Noncharacters go; invalid UTF-8 reads as U+FFFD.
+		"x\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffffy\ufffd\xff": "xy\ufffd\ufffd",
+		"plain text stays": "plain text stays",
+	} {
+		if got := StripControl(in); got != want {
+			t.Errorf("StripControl(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestEmailPlainTextHasNoBidiOverrides: a title, a feed's name, an author
+// and a text that turn the rest of their line around reach the plain
+// text as their letters, in order; the HTML part, whose dir="auto"
+// elements contain them, keeps them.
+func TestEmailPlainTextHasNoBidiOverrides(t *testing.T) {
+	d := sampleDigest(t)
+	g := &d.Groups[0]
+	g.FeedName = "Feed \u202eeman\u202c"
+	g.Entries[0].Title = "\u2067Title\u2069 \u202dLRO"
+	g.Entries[0].Author = "\u202bAda"
+	g.Entries[0].Content = "<p>Text \u202ereversed &#x202E;entity</p>"
+	e := buildEmail(t, d, "")
+	for _, r := range e.Text {
+		if isBidiControl(r) {
+			t.Fatalf("plain text carries %U:\n%q", r, e.Text)
+		}
+	}
+	for _, want := range []string{"Feed eman", "Title LRO", "Ada", "Text reversed entity"} {
+		if !strings.Contains(e.Text, want) {
+			t.Errorf("no %q in\n%s", want, e.Text)
+		}
+	}
+	if !strings.Contains(e.HTML, "\u202eeman") {
+		t.Error("the HTML part lost the feed's own text")
 	}
 }

@@ -15,7 +15,10 @@ import (
 // are made again from the stored texts at the next run (see
 // store.Store.StaleFragments), so every page shows the entry as the
 // running program would.
-const FragmentRules = 1
+//
+// 2: controls and noncharacters dropped from texts and content, image
+// maps removed, user information dropped from links.
+const FragmentRules = 2
 
 // fragmentTop is the heading level a stored fragment's content starts at:
 // below an entry's h3 (entryContentHeading for a feed outside folders).

@@ -86,14 +86,39 @@ func sanitized(raw, base string, top int) (string, *html.Node) {
 // tidy makes the elements below n fit to show, in one walk of the
 // sanitised tree, and returns the headings met (appended to heads): URL
 // attributes made absolute or dropped (resolveURLs), images left without
-// a source removed, rel set on links, ids dropped (they could clash with
+// a source removed, image maps removed, rel set on links, ids dropped (they could clash with
 // the page's own anchors, and in-page links were resolved to the entry's
-// page, so they serve nothing here), and images set to load lazily (inside
-// a closed <details> they then load only when opened). Each element gets
+// page, so they serve nothing here), images set to load lazily (inside
+// a closed <details> they then load only when opened), and text and
+// attribute values cleared of what is not text (cleanText). Each element gets
 // these steps in this order, which decides the order of its attributes.
 func tidy(n *html.Node, base *url.URL, heads []*html.Node) []*html.Node {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
+		if c.Type == html.TextNode {
+			c.Data, _ = cleanText(c.Data)
+		}
+		if c.Type == html.ElementNode && c.Data == "map" {
+			// Image maps go, which UGCPolicy lets through and bluemonday
+			// cannot refuse once allowed: a map's areas are links over
+			// parts of an image that do not look like links, a feed can
+			// lay one over its whole image, and map names are the page's,
+			// so one entry's map can take over another entry's image. The
+			// <area> links and img's usemap go in tidyElement; the map's
+			// own content (any flow content) stays in its place, and is
+			// tidied next.
+			first := c.FirstChild
+			for k := c.FirstChild; k != nil; k = c.FirstChild {
+				c.RemoveChild(k)
+				n.InsertBefore(k, c)
+			}
+			n.RemoveChild(c)
+			if first != nil {
+				next = first
+			}
+			c = next
+			continue
+		}
 		if c.Type == html.ElementNode {
 			if tidyElement(c, base) {
 				n.RemoveChild(c)
@@ -113,6 +138,9 @@ func tidy(n *html.Node, base *url.URL, heads []*html.Node) []*html.Node {
 // tidyElement does tidy's steps to the element n and says whether it is
 // to be removed.
 func tidyElement(n *html.Node, base *url.URL) (remove bool) {
+	for i := range n.Attr {
+		n.Attr[i].Val, _ = cleanText(n.Attr[i].Val)
+	}
 	for _, attr := range urlAttrs {
 		i := attrIndex(n, attr)
 		if i < 0 {
@@ -129,7 +157,12 @@ func tidyElement(n *html.Node, base *url.URL) (remove bool) {
 		if attrIndex(n, "src") < 0 {
 			return true
 		}
-	case "a", "area":
+		if i := attrIndex(n, "usemap"); i >= 0 {
+			removeAttrAt(n, i)
+		}
+	case "area":
+		return true
+	case "a":
 		if attrIndex(n, "href") >= 0 {
 			setAttr(n, "rel", relSafe)
 		}
@@ -289,7 +322,8 @@ func pixelSize(s string) (float64, bool) {
 var urlAttrs = []string{"href", "src", "cite"}
 
 // resolve returns ref made absolute against base, or "" when it cannot be
-// made into an http, https or mailto URL.
+// made into an http, https or mailto URL. An http(s) URL loses its user
+// information (see withoutUserinfo).
 func resolve(base *url.URL, ref string) string {
 	u, err := url.Parse(strings.TrimSpace(ref))
 	if err != nil {
@@ -306,11 +340,23 @@ func resolve(base *url.URL, ref string) string {
 		if u.Host == "" {
 			return ""
 		}
+		withoutUserinfo(u)
 	case "mailto":
 	default:
 		return ""
 	}
 	return u.String()
+}
+
+// withoutUserinfo drops the "user:password@" of a link we show. Browsers
+// go to the host after the "@", so the part before it serves only to make
+// a link read as another site: "https://paypal.com@evil.example/" leads to
+// evil.example. Without it the link still goes where it went, and says so
+// to whoever looks at it (a status bar, a plain-text email); a page that
+// really wants a login asks for it. Credentials in a link in public
+// content are no secret anyway.
+func withoutUserinfo(u *url.URL) {
+	u.User = nil
 }
 
 // absoluteHTTP parses s and returns it only when it is an absolute http(s)

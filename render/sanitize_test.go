@@ -237,7 +237,8 @@ func parseHTML(t testing.TB, s string) *goquery.Document {
 }
 
 // FuzzSanitize checks the promises of SanitizeHTML on any input: nothing
-// that runs, only http(s)/mailto URLs, rel on every link.
+// that runs, only http(s)/mailto URLs without user information, rel on
+// every link, no image map, no control or noncharacter.
 func FuzzSanitize(f *testing.F) {
 	for _, seed := range []string{
 		hostile,
@@ -250,6 +251,9 @@ func FuzzSanitize(f *testing.F) {
 		`<table><a href="https://ex.org/">foster</a><tr><td>x</td></tr></table>`,
 		`<noscript><a href="javascript:alert(1)">x</a></noscript>`,
 		`<a href="https://ex.org/"><a href="javascript:x">nested</a></a>`,
+		`<img src="p.png" usemap="#m"><map name="m"><area href="https://evil.example/" coords="0,0,9,9"><p>in</p></map>`,
+		`<a href="https://paypal.com@evil.example/">pay</a><img src="//u:p@evil.example/i.png">`,
+		"<p title=\"\x01\uFFFE\">x\x1b&#1;&#xFFFF;\xff</p>",
 	} {
 		f.Add(seed, "https://blog.example.org/post")
 	}
@@ -258,6 +262,7 @@ func FuzzSanitize(f *testing.F) {
 		if strings.Contains(strings.ToLower(out), "<script") {
 			t.Fatalf("<script in output: %q", out)
 		}
+		checkNoDirt(t, "SanitizeHTML", []byte(out))
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(out))
 		if err != nil {
 			t.Fatal(err)
@@ -272,16 +277,17 @@ func FuzzSanitize(f *testing.F) {
 func checkNode(t *testing.T, s *goquery.Selection) {
 	n := s.Nodes[0]
 	switch n.Data {
-	case "script", "style", "iframe", "form", "object", "embed", "svg", "math", "base", "meta", "link":
+	case "script", "style", "iframe", "form", "object", "embed", "svg", "math", "base", "meta", "link", "map", "area":
 		t.Fatalf("<%s> in output", n.Data)
 	}
 	for _, a := range n.Attr {
 		key := strings.ToLower(a.Key)
-		if strings.HasPrefix(key, "on") || key == "style" || key == "srcdoc" {
+		if strings.HasPrefix(key, "on") || key == "style" || key == "srcdoc" || key == "usemap" {
 			t.Fatalf("<%s %s=%q> in output", n.Data, a.Key, a.Val)
 		}
 		if key == "href" || key == "src" || key == "cite" {
 			checkURL(t, n.Data, a.Val)
+			checkNoUserinfo(t, n.Data, a.Val)
 		}
 	}
 	if n.Data == "a" && s.AttrOr("href", "") != "" {

@@ -84,18 +84,28 @@ var blockText = map[string]bool{
 }
 
 // plainText is the visible text of an HTML fragment with whitespace
-// collapsed. Plain text input comes back unchanged but for entities.
+// collapsed. Plain text input comes back unchanged but for entities and
+// the characters that have no place in a page (see cleanText), which are
+// dropped after entities are read, as "&#1;" is one of them too.
 func plainText(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
+	text, ok := "", false
 	if !strings.ContainsAny(s, "<&") {
-		return collapseSpace(s)
+		text, ok = collapseSpace(s), true
 	}
-	if text, ok := simpleText(s); ok {
-		return text
+	if !ok {
+		text, ok = simpleText(s)
 	}
-	return treeTextOf(s)
+	if !ok {
+		text = treeTextOf(s)
+	}
+	if clean, changed := cleanText(text); changed {
+		// A control between two spaces leaves two.
+		return collapseSpace(clean)
+	}
+	return text
 }
 
 // treeTextOf is plainText of any HTML, from the tree the parser builds.
@@ -287,17 +297,108 @@ func moreWords(text string, max int) bool {
 	return false
 }
 
-// StripControl removes control characters (C0, DEL and C1: a terminal
-// escape sequence starts with one, a backspace can hide text) from s,
-// keeping newlines and tabs. For plain text that feeds supply and people
-// read in a terminal or a mail client.
+// StripControl removes from s the characters that change how the text
+// around them reads rather than being read: control characters (C0, DEL
+// and C1: a terminal escape sequence starts with one, a backspace can hide
+// text) but newlines and tabs, the bidirectional embeddings, overrides and
+// isolates (U+202A to U+202E, U+2066 to U+2069: a right-to-left override
+// in a title shows the rest of its line reversed, and a mail client's
+// plain text has no element to contain it as a page has), and
+// noncharacters (see isNoncharacter). Invalid UTF-8 becomes U+FFFD. For
+// plain text that feeds supply and people read in a terminal or a mail
+// client.
+//
+// The marks U+200E, U+200F and U+061C stay: each is one invisible letter
+// of a direction, which right-to-left text needs to place its numbers and
+// punctuation right and which cannot turn the letters of another
+// direction around.
 func StripControl(s string) string {
+	if !needsStrip(s, stripsPlain) {
+		return s
+	}
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+		if stripsPlain(r) {
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// stripsPlain says whether StripControl drops r.
+func stripsPlain(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case unicode.IsControl(r), isNoncharacter(r):
+		return true
+	}
+	return isBidiControl(r)
+}
+
+// isBidiControl says whether r opens or closes a run of text in another
+// direction: the embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and the
+// isolates (LRI, RLI, FSI, PDI).
+func isBidiControl(r rune) bool {
+	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// isNoncharacter says whether r is one of the 66 code points Unicode keeps
+// out of text for good (U+FDD0 to U+FDEF, and the last two of every plane,
+// U+FFFE and U+FFFF among them); HTML calls them a parse error and XML
+// 1.0 refuses U+FFFE and U+FFFF.
+func isNoncharacter(r rune) bool {
+	return (r >= 0xfdd0 && r <= 0xfdef) || (r&0xfffe == 0xfffe && r <= unicode.MaxRune)
+}
+
+// stripsHTML says whether cleanText drops r: C0 controls but the white
+// space HTML knows (tab, newline, form feed, carriage return), DEL, C1
+// controls and noncharacters.
+func stripsHTML(r rune) bool {
+	switch r {
+	case '\t', '\n', '\f', '\r':
+		return false
+	}
+	return unicode.IsControl(r) || isNoncharacter(r)
+}
+
+// cleanText is s without the characters that are not text in a page, a
+// feed or an HTML email (see stripsHTML), and with invalid UTF-8 as
+// U+FFFD; changed says whether that is not s. Feed-supplied text passes
+// through it on its way into any of them: plainText, and the text and
+// attributes of sanitised content.
+func cleanText(s string) (out string, changed bool) {
+	if !needsStrip(s, stripsHTML) {
+		return s, false
+	}
+	return strings.Map(func(r rune) rune {
+		if stripsHTML(r) {
+			return -1
+		}
+		return r
+	}, s), true
+}
+
+// needsStrip says whether s holds a rune that strip drops, or invalid
+// UTF-8. Most text holds none, and is read once without being copied.
+func needsStrip(s string, strip func(rune) bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				if strip(rune(c)) {
+					return true
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || strip(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // collapseSpace is strings.Join(strings.Fields(s), " ") (the same

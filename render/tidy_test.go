@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // goquerySanitize is sanitize as it was written with goquery, one
-// selector pass a step, which made the fragments stored so far: tidy's
-// single walk must give the same bytes, or FragmentRules must change.
+// selector pass a step, which made the fragments of rules 1, with the
+// steps of rules 2 added (image maps out, text cleaned): tidy's single
+// walk must give the same bytes, or FragmentRules must change.
 func goquerySanitize(raw, base string, top int) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
@@ -20,6 +22,18 @@ func goquerySanitize(raw, base string, top int) string {
 		return ""
 	}
 	body := doc.Find("body")
+	for _, n := range body.Find("*").AddBack().Nodes {
+		for i := range n.Attr {
+			n.Attr[i].Val, _ = cleanText(n.Attr[i].Val)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				c.Data, _ = cleanText(c.Data)
+			}
+		}
+	}
+	body.Find("map").Contents().Unwrap()
+	body.Find("map, area").Remove()
 	base1 := absoluteHTTP(base)
 	for _, attr := range urlAttrs {
 		body.Find("[" + attr + "]").Each(func(_ int, el *goquery.Selection) {
@@ -32,7 +46,8 @@ func goquerySanitize(raw, base string, top int) string {
 		})
 	}
 	body.Find("img:not([src])").Remove()
-	body.Find("a[href], area[href]").SetAttr("rel", relSafe)
+	body.Find("img").RemoveAttr("usemap")
+	body.Find("a[href]").SetAttr("rel", relSafe)
 	body.Find("[id]").RemoveAttr("id")
 	shiftHeadings(body, top)
 	body.Find("img").SetAttr("loading", "lazy")
@@ -55,6 +70,8 @@ var tidySeeds = []string{
 	`<img src="a.png" width="1" height="1"><img src="b.png" width="10" height="10" id="k">`,
 	`<details><summary>s</summary><img src="d.png" loading="eager"></details>`,
 	`<p>plain &amp; simple</p>`,
+	`<img src="m.png" usemap="#m" alt="m" id="x"><map name="m"><p>in <b>map</b></p><area href="https://evil.example/" shape="rect" coords="0,0,999,999"><map name="n">inner</map></map>`,
+	"<p title=\"a\x01b\uFFFE\">c\x02d&#1;e&#xFFFF;\u202e</p><pre>\x7f\u0085x\ty</pre>",
 }
 
 func TestTidyAsGoquery(t *testing.T) {

@@ -470,9 +470,11 @@ func feedName(name, feedURL string) string {
 	return redact.URL(feedURL)
 }
 
-// safeLink keeps only absolute http(s) URLs for our own links.
+// safeLink keeps only absolute http(s) URLs for our own links, without
+// user information (see withoutUserinfo).
 func safeLink(s string) string {
 	if u := absoluteHTTP(s); u != nil {
+		withoutUserinfo(u)
 		return u.String()
 	}
 	return ""
