@@ -171,7 +171,7 @@ func TestStripControl(t *testing.T) {
 		"a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e": "a\tb\nc[0md é 日本 ",
 		// The overrides, embeddings and isolates go; the marks stay.
 		"\u202atxt\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069!": "txt !",
-		"\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c": "\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c",
+		"\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c":             "\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c",
 		// Noncharacters go; invalid UTF-8 reads as U+FFFD.
 		"x\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffffy\ufffd\xff": "xy\ufffd\ufffd",
 		"plain text stays": "plain text stays",

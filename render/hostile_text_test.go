@@ -41,7 +41,7 @@ func dirtyDigest(t *testing.T) Digest {
 		FeedURL: "https://a.example/feed", FeedName: "Alpha" + dirt + " feed", SiteURL: "https://a.example/", Folder: "Fold" + dirt + "er",
 		Entries: []domain.Entry{
 			{Title: "Title" + dirt + " one", Author: "Au" + dirt + "thor", Link: "https://a.example/1", Published: d.BuiltAt.Add(-time.Hour),
-				Content: "<p title=\"t" + dirt + "\">Body" + dirt + " text</p><pre>pre" + dirt + "</pre><img src=\"https://a.example/i.png\" alt=\"alt" + dirt + "\">",
+				Content:    "<p title=\"t" + dirt + "\">Body" + dirt + " text</p><pre>pre" + dirt + "</pre><img src=\"https://a.example/i.png\" alt=\"alt" + dirt + "\">",
 				Enclosures: []domain.Enclosure{{URL: "https://a.example/file" + "%01" + ".bin"}}},
 			{Link: "https://a.example/2", Summary: "Untitled" + dirt + " summary words", Published: d.BuiltAt.Add(-time.Hour)},
 			{Title: "Invalid \xff UTF-8", Link: "https://a.example/3", Content: "<p>bad \xfe\xff</p>", Published: d.BuiltAt.Add(-time.Hour)},
@@ -155,7 +155,7 @@ func TestLinksLoseUserinfo(t *testing.T) {
 	d.Groups = []FeedGroup{{
 		FeedURL: "https://a.example/feed", FeedName: "Alpha", SiteURL: "https://www.paypal.com:x@evil.example/home",
 		Entries: []domain.Entry{{Title: "Spoof", Link: "https://paypal.com@evil.example/login?x=1", Published: d.BuiltAt.Add(-time.Hour),
-			Content: `<p><a href="https://user:pass@evil.example/a">a</a> <a href="rel">rel</a> <img src="http://bank.example@evil.example/i.png" alt="i"> <q cite="https://u@evil.example/q">q</q></p>`,
+			Content:    `<p><a href="https://user:pass@evil.example/a">a</a> <a href="rel">rel</a> <img src="http://bank.example@evil.example/i.png" alt="i"> <q cite="https://u@evil.example/q">q</q></p>`,
 			Enclosures: []domain.Enclosure{{URL: "https://paypal.com@evil.example/ep.mp3", Type: "audio/mpeg"}}}},
 	}}
 	for _, d := range []Digest{d, stored(d)} {
