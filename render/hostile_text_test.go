@@ -41,7 +41,8 @@ func dirtyDigest(t *testing.T) Digest {
 		FeedURL: "https://a.example/feed", FeedName: "Alpha" + dirt + " feed", SiteURL: "https://a.example/", Folder: "Fold" + dirt + "er",
 		Entries: []domain.Entry{
 			{Title: "Title" + dirt + " one", Author: "Au" + dirt + "thor", Link: "https://a.example/1", Published: d.BuiltAt.Add(-time.Hour),
-				Content:    "<p title=\"t" + dirt + "\">Body" + dirt + " text</p><pre>pre" + dirt + "</pre><img src=\"https://a.example/i.png\" alt=\"alt" + dirt + "\">",
+				Content: "<p title=\"t" + dirt + "\">Body" + dirt + " text</p><pre>pre" + dirt + "</pre><img src=\"https://a.example/i.png\" alt=\"alt" + dirt + "\">" +
+					"<a href=\"mailto:ad\ufffe\ufdd0a@example.org\">Mail</a>",
 				Enclosures: []domain.Enclosure{{URL: "https://a.example/file" + "%01" + ".bin"}}},
 			{Link: "https://a.example/2", Summary: "Untitled" + dirt + " summary words", Published: d.BuiltAt.Add(-time.Hour)},
 			{Title: "Invalid \xff UTF-8", Link: "https://a.example/3", Content: "<p>bad \xfe\xff</p>", Published: d.BuiltAt.Add(-time.Hour)},

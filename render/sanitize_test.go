@@ -253,7 +253,7 @@ func FuzzSanitize(f *testing.F) {
 		`<a href="https://ex.org/"><a href="javascript:x">nested</a></a>`,
 		`<img src="p.png" usemap="#m"><map name="m"><area href="https://evil.example/" coords="0,0,9,9"><p>in</p></map>`,
 		`<a href="https://paypal.com@evil.example/">pay</a><img src="//u:p@evil.example/i.png">`,
-		"<p title=\"\x01\uFFFE\">x\x1b&#1;&#xFFFF;\xff</p>",
+		"<p title=\"\x01\uFFFE\">x\x1b&#1;&#xFFFF;\xff</p><a href=\"mailto:a\uFFFE@b.example\">m</a>",
 	} {
 		f.Add(seed, "https://blog.example.org/post")
 	}
