@@ -35,7 +35,10 @@ type Email struct {
 	UserAgent string
 	Text      string // the plain-text part, which reads well alone
 	HTML      string // the HTML part, with inline styles (mail clients drop <style>)
-	Boundary  string // the MIME boundary, fixed per digest
+	// Boundary is the MIME boundary, fixed per digest: package mail uses
+	// another when the encoded parts hold it (a feed can write it, as
+	// anyone can work it out).
+	Boundary string
 }
 
 // Header is one further header of an Email.
@@ -104,7 +107,8 @@ func (e *EmailDraft) FirstEntries(n int) (Email, error) {
 		Headers:   headers(d, domain),
 		UserAgent: "feeddigest",
 		// Feed text reaches the plain part as it came; the HTML part's
-		// escaping has no plain-text counterpart.
+		// escaping and its dir="auto" elements, which contain a feed's
+		// bidirectional overrides, have no plain-text counterpart.
 		Text:     StripControl(text),
 		HTML:     string(page),
 		Boundary: boundary(d.User, d.Date),
@@ -232,7 +236,9 @@ func mailDomain(from string) string {
 }
 
 // boundary is a MIME boundary fixed per digest, so golden files and resent
-// messages are identical; a hash cannot occur in the quoted-printable body.
+// messages are identical. It is no secret (the user and the date make
+// it), so a feed can write it: package mail checks the encoded parts for
+// it and uses another when they hold it.
 func boundary(user, date string) string {
 	sum := sha256.Sum256([]byte(user + "\x00" + date))
 	return "feeddigest-" + hex.EncodeToString(sum[:12])
