@@ -172,7 +172,8 @@ const HeadlineEntries = 3
 const maxPreheader = 150
 
 // headlines is the preheader: the first three entries' titles, else the
-// feeds that could not be read, cut to maxPreheader characters.
+// feeds that could not be read, cut to maxPreheader characters, without
+// bidirectional controls (see StripControl).
 func (v *digestView) headlines() string {
 	var titles []string
 	for _, g := range v.Groups {
@@ -190,7 +191,9 @@ func (v *digestView) headlines() string {
 		}
 		s = "Could not read: " + strings.Join(names, ", ")
 	}
-	return cut(s, maxPreheader, maxPreheader)
+	// Mail clients show it as plain text in the list of messages, where
+	// no element contains a title's bidirectional override.
+	return cut(StripControl(s), maxPreheader, maxPreheader)
 }
 
 // listed is the number of entries v lists.

@@ -207,4 +207,11 @@ func TestEmailPlainTextHasNoBidiOverrides(t *testing.T) {
 	if !strings.Contains(e.HTML, "\u202eeman") {
 		t.Error("the HTML part lost the feed's own text")
 	}
+	// The preheader, which mail clients show as plain text beside the
+	// subject, has none either.
+	_, pre, _ := strings.Cut(e.HTML, `aria-hidden="true" dir="auto">`)
+	pre, _, _ = strings.Cut(pre, "</div>")
+	if !strings.Contains(pre, "Title LRO") || strings.ContainsFunc(pre, isBidiControl) {
+		t.Errorf("preheader %q", pre)
+	}
 }
