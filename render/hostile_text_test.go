@@ -46,6 +46,7 @@ func dirtyDigest(t *testing.T) Digest {
 				Enclosures: []domain.Enclosure{{URL: "https://a.example/file" + "%01" + ".bin"}}},
 			{Link: "https://a.example/2", Summary: "Untitled" + dirt + " summary words", Published: d.BuiltAt.Add(-time.Hour)},
 			{Title: "Invalid \xff UTF-8", Link: "https://a.example/3", Content: "<p>bad \xfe\xff</p>", Published: d.BuiltAt.Add(-time.Hour)},
+			{Title: "Parted", Link: "https://a.example/4", Content: "<p>words\vparted\u0085apart</p>", Published: d.BuiltAt.Add(-time.Hour)},
 		},
 	}}
 	d.Notices = []Notice{{Notice: domain.Notice{FeedURL: "https://a.example/feed", Kind: domain.NoticeMoved, NewURL: "https://b.example/feed", Detail: "de" + dirt + "tail"}, FeedName: "Alpha" + dirt}}
@@ -64,7 +65,7 @@ func TestPagesCarryNoControls(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkNoDirt(t, "the page", page)
-		for _, want := range []string{"Alpha feed", "Title one", "Author", "Body text", "Untitled summary words", "detail", "reason", "Folder"} {
+		for _, want := range []string{"Alpha feed", "Title one", "Author", "Body text", "Untitled summary words", "detail", "reason", "Folder", "<p>words parted apart</p>"} {
 			if !bytes.Contains(page, []byte(want)) {
 				t.Errorf("the page lost %q", want)
 			}
@@ -97,6 +98,10 @@ func TestMakeFragmentsCarryNoControls(t *testing.T) {
 		f := MakeFragments(d.Groups[0].FeedURL, e)
 		for what, s := range map[string]string{"title": f.Title, "excerpt": f.Excerpt, "HTML": f.HTML} {
 			checkNoDirt(t, "the fragment's "+what, []byte(s))
+		}
+		// Content and excerpt part words alike: a short text is whole.
+		if e.Title == "Parted" && (f.Excerpt != "words parted apart" || !f.Whole) {
+			t.Errorf("excerpt %q, whole %v, of %q", f.Excerpt, f.Whole, f.HTML)
 		}
 	}
 }

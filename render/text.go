@@ -362,7 +362,8 @@ func stripsHTML(r rune) bool {
 }
 
 // cleanText is s without the characters that are not text in a page, a
-// feed or an HTML email (see stripsHTML), and with invalid UTF-8 as
+// feed or an HTML email (see stripsHTML; the two of them that part words,
+// a vertical tab and U+0085, become spaces), and with invalid UTF-8 as
 // U+FFFD; changed says whether that is not s. Feed-supplied text passes
 // through it on its way into any of them: plainText, and the text and
 // attributes of sanitised content.
@@ -371,7 +372,13 @@ func cleanText(s string) (out string, changed bool) {
 		return s, false
 	}
 	return strings.Map(func(r rune) rune {
-		if stripsHTML(r) {
+		switch {
+		case r == '\v' || r == '\u0085':
+			// Controls, but white space to strings.Fields: a space, so
+			// that the words they part stay apart in content as they do
+			// in plainText.
+			return ' '
+		case stripsHTML(r):
 			return -1
 		}
 		return r
