@@ -1,0 +1,116 @@
+package store
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"feeddigest/domain"
+)
+
+// StoredEntry is what a back end finds stored of a feed's entries that
+// share a key or a link with a body being saved (see PlanSave), in the
+// order they were stored.
+type StoredEntry struct {
+	Key, Link, Title string
+}
+
+// PlanSave decides how a poll's body of a feed is saved, given the
+// feed's stored entries that share a key or a link with it. It returns
+// the body with each entry under the key it is stored by, and which of
+// them are new entries to be stored without their texts.
+//
+// An entry is the same entry again when its key is stored. An entry with
+// a new key whose link is that of a stored entry of the feed is that
+// entry again (a site rebuilt with a new guid for every post), when the
+// feed's links each belong to one entry: not when several entries of the
+// body share the link, nor several stored entries (a feed whose entries
+// all link to its home page), unless those are copies of one post (the
+// same title) that a rebuild left before this rule, which are one entry
+// (the first stored). It keeps its key, so its first-seen time, and is
+// not shown again.
+//
+// Of the new entries, the withTexts newest (as digests order them:
+// by date, else now, then in the body's order) keep their texts; the
+// others, which no digest can show (it shows at most withTexts of a feed,
+// the newest), are stored without them: key, link, title and dates only.
+// withTexts <= 0 keeps every text.
+func PlanSave(body []domain.Entry, stored []StoredEntry, now time.Time, withTexts int) (entries []domain.Entry, bare []bool) {
+	storedKeys := make(map[string]bool, len(stored))
+	byLink := map[string][]StoredEntry{}
+	for _, s := range stored {
+		storedKeys[s.Key] = true
+		if s.Link != "" {
+			byLink[s.Link] = append(byLink[s.Link], s)
+		}
+	}
+	bodyKeys := make(map[string]bool, len(body))
+	linkKeys := map[string]map[string]bool{} // the body's keys with each link
+	for _, e := range body {
+		bodyKeys[e.Key] = true
+		if e.Link != "" {
+			if linkKeys[e.Link] == nil {
+				linkKeys[e.Link] = map[string]bool{}
+			}
+			linkKeys[e.Link][e.Key] = true
+		}
+	}
+	entries = slices.Clone(body)
+	var news []int
+	for i, e := range entries {
+		if storedKeys[e.Key] {
+			continue
+		}
+		if k, ok := sameLink(e, byLink[e.Link], len(linkKeys[e.Link])); ok && !bodyKeys[k] {
+			entries[i].Key = k
+			continue
+		}
+		news = append(news, i)
+	}
+	bare = make([]bool, len(entries))
+	if withTexts <= 0 || len(news) <= withTexts {
+		return entries, bare
+	}
+	// In whole seconds, as the back ends keep and order them.
+	date := func(i int) int64 {
+		if p := entries[i].Published; !p.IsZero() {
+			return p.Unix()
+		}
+		return now.Unix()
+	}
+	ranked := slices.Clone(news)
+	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(date(b), date(a)) })
+	for _, i := range ranked[withTexts:] {
+		bare[i] = true
+		entries[i].Content, entries[i].Summary, entries[i].Fragments = "", "", domain.Fragments{}
+	}
+	return entries, bare
+}
+
+// sameLink says which stored entry e, whose key is new, is again: the one
+// entry stored with its link, if the body has no other entry with it
+// (bodyWithLink counts those that have it, e included).
+func sameLink(e domain.Entry, withLink []StoredEntry, bodyWithLink int) (string, bool) {
+	if e.Link == "" || bodyWithLink != 1 || len(withLink) == 0 {
+		return "", false
+	}
+	first := withLink[0]
+	if len(withLink) > 1 {
+		// Copies of one post, the same title, left by rebuilds before
+		// this rule; else several entries share the link.
+		for _, s := range withLink {
+			if s.Title == "" || s.Title != e.Title {
+				return "", false
+			}
+		}
+	}
+	return first.Key, true
+}
+
+// BareKept is how long an entry stored without texts (PlanSave) is kept
+// at least, once every subscriber was given it, no digest waits for it
+// and its feed no longer lists it: a stale copy of the feed served again
+// within that time (a cache) brings nothing back as new. After it, the
+// entry is forgotten, so that a feed bringing thousands of new entries
+// at every poll cannot grow the state without bound.
+const BareKept = 24 * time.Hour
