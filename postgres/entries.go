@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -159,7 +160,67 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	if err := t.conn.SendBatch(ctx, batch).Close(); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
+	if st.New > 0 {
+		if err := t.dropUnneededTexts(ctx, withTexts); err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+		}
+	}
 	return st, nil
+}
+
+// dropUnneededTexts drops the texts of the feed's entries that no
+// digest has yet and none can show (store.TextsUnneeded), marking them
+// overflow, as if their poll had stored them without. Not while a
+// subscription waits for the digest introducing the feed, which may
+// show older entries. In the poll's transaction, begun by now.
+func (t *pollTx) dropUnneededTexts(ctx context.Context, withTexts int) error {
+	if withTexts <= 0 {
+		return nil
+	}
+	var since []int64
+	introduced := true
+	rows, _ := t.conn.Query(ctx, `SELECT s.introduced_at IS NOT NULL,
+		COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user_name = s.user_name), 'epoch')
+		FROM subscriptions s WHERE s.feed_id = $1`, t.feedID)
+	var in bool
+	var built time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&in, &built}, func() error {
+		introduced = introduced && in
+		since = append(since, built.Unix())
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read subscribers' digests: %w", err)
+	}
+	if !introduced || len(since) == 0 {
+		return nil
+	}
+	rows, _ = t.conn.Query(ctx, `SELECT e.id, extract(epoch FROM COALESCE(e.published, e.first_seen))::bigint,
+			extract(epoch FROM e.first_seen)::bigint
+		FROM entries e JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.feed_id = $1 AND NOT e.overflow AND e.first_seen >= to_timestamp($2)
+		AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = $1
+			AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = s.user_name AND de.entry_id = e.id)
+				OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = s.user_name AND w.entry_id = e.id)))`,
+		t.feedID, slices.Min(since))
+	var pending []store.Pending
+	var p store.Pending
+	if _, err := pgx.ForEachRow(rows, []any{&p.ID, &p.Date, &p.FirstSeen}, func() error {
+		pending = append(pending, p)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read pending entries: %w", err)
+	}
+	drop := store.TextsUnneeded(pending, since, withTexts)
+	if len(drop) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue("DELETE FROM entry_texts WHERE entry_id = ANY($1)", drop)
+	b.Queue("UPDATE entries SET overflow = true WHERE id = ANY($1)", drop)
+	if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	return nil
 }
 
 // linksOf is the shown_links value of f: never NULL.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"feeddigest/domain"
@@ -62,7 +63,80 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	if _, err := t.tx.ExecContext(ctx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: forget entries stored without texts: %w", t.feedID, err)
 	}
+	if st.New > 0 {
+		if err := t.s.dropUnneededTexts(ctx, t.tx, t.feedID, withTexts); err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+		}
+	}
 	return st, nil
+}
+
+// dropUnneededTexts drops the texts of the feed's entries that no
+// digest has yet and none can show (store.TextsUnneeded), marking them
+// overflow, as if their poll had stored them without. Not while a
+// subscription waits for the digest introducing the feed, which may
+// show older entries.
+func (s *Store) dropUnneededTexts(ctx context.Context, tx *sql.Tx, feedID int64, withTexts int) error {
+	if withTexts <= 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT s.introduced_at, COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user), 0)
+		FROM subscriptions s WHERE s.feed_id = ?`, feedID)
+	if err != nil {
+		return fmt.Errorf("read subscribers' digests: %w", err)
+	}
+	var since []int64
+	for rows.Next() {
+		var introduced, built int64
+		if err := rows.Scan(&introduced, &built); err != nil {
+			rows.Close()
+			return err
+		}
+		if introduced == 0 {
+			rows.Close()
+			return nil
+		}
+		since = append(since, built)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(since) == 0 {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT e.id, CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END, e.first_seen
+		FROM entries e JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.feed_id = ?1 AND e.overflow = 0 AND e.first_seen >= ?2
+		AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = ?1
+			AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id)
+				OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = e.id)))`,
+		feedID, slices.Min(since))
+	if err != nil {
+		return fmt.Errorf("read pending entries: %w", err)
+	}
+	var pending []store.Pending
+	for rows.Next() {
+		var p store.Pending
+		if err := rows.Scan(&p.ID, &p.Date, &p.FirstSeen); err != nil {
+			rows.Close()
+			return err
+		}
+		pending = append(pending, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	drop := store.TextsUnneeded(pending, since, withTexts)
+	if len(drop) == 0 {
+		return nil
+	}
+	ids, _ := json.Marshal(drop)
+	if _, err := tx.ExecContext(ctx, "DELETE FROM entry_texts WHERE entry_id IN (SELECT value FROM json_each(?))", string(ids)); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE entries SET overflow = 1 WHERE id IN (SELECT value FROM json_each(?))", string(ids)); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	return nil
 }
 
 // storedLike returns the feed's stored entries that share a key or a

@@ -114,3 +114,49 @@ func sameLink(e domain.Entry, withLink []StoredEntry, bodyWithLink int) (string,
 // entry is forgotten, so that a feed bringing thousands of new entries
 // at every poll cannot grow the state without bound.
 const BareKept = 24 * time.Hour
+
+// Pending is an entry of a feed stored with its texts that no digest
+// has yet (see TextsUnneeded): its ID, its date as digests order entries
+// (published, else first seen; Unix seconds) and its first-seen time.
+type Pending struct {
+	ID              int64
+	Date, FirstSeen int64
+}
+
+// TextsUnneeded says which of a feed's pending entries no digest can
+// show, so that they need no texts: a user's next digest lists at most
+// withTexts of the feed's entries first seen since the user's previous
+// digest (since, Unix seconds, one per subscriber), the newest; an entry
+// that is not among them now never will be, as entries only come after
+// it. A poll keeps the texts of the withTexts newest of its new entries
+// (PlanSave); polled hourly, a busy feed would otherwise keep those of
+// every poll until its texts are dropped with age.
+func TextsUnneeded(pending []Pending, since []int64, withTexts int) []int64 {
+	if withTexts <= 0 || len(since) == 0 {
+		return nil
+	}
+	ranked := slices.Clone(pending)
+	slices.SortFunc(ranked, func(a, b Pending) int {
+		if c := cmp.Compare(b.Date, a.Date); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	keep := map[int64]bool{}
+	for _, s := range since {
+		n := 0
+		for _, p := range ranked {
+			if p.FirstSeen >= s && n < withTexts {
+				keep[p.ID] = true
+				n++
+			}
+		}
+	}
+	var out []int64
+	for _, p := range pending {
+		if !keep[p.ID] {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}

@@ -168,3 +168,46 @@ func testOverflowStoredWithoutTexts(t *testing.T, newStore NewStore) {
 		t.Errorf("%d entries past BareKept, want 4 (two with texts, P5 still listed, New)", n)
 	}
 }
+
+// Polled several times between two digests, a busy feed keeps the texts
+// of the entries the next digest can show (the withTexts newest since
+// it), not those of every poll's newest.
+func testTextsKeptForWhatTheNextDigestShows(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	savePollKeeping(t, s, f, []domain.Entry{post("id:first", "https://a.example/first", "First")}, t0, 2)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	poll := func(at time.Time, names ...string) {
+		var body []domain.Entry
+		for i, n := range names {
+			e := post("id:"+n, "https://a.example/"+n, n)
+			e.Published = at.Add(-time.Duration(i) * time.Minute)
+			body = append(body, e)
+		}
+		if st := savePollKeeping(t, s, f, body, at, 2); st.New != len(names) {
+			t.Fatalf("poll at %v: %+v", at, st)
+		}
+	}
+	poll(t0.Add(time.Hour), "a1", "a2", "a3")
+	poll(t0.Add(2*time.Hour), "b1", "b2", "b3")
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	listed, _, err := s.DigestListing(ctx, "ada", "2026-11-22", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range listed {
+		if e.Content != "" || e.Fragments.Rules != 0 {
+			got = append(got, e.Title+"+texts")
+		} else {
+			got = append(got, e.Title)
+		}
+	}
+	if want := "[b1+texts b2+texts b3 a1 a2 a3]"; fmt.Sprint(got) != want {
+		t.Errorf("digest %v, want %s", got, want)
+	}
+}

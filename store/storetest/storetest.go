@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
 		{"RebuiltGuidsAreTheKnownEntry", testRebuiltGuidsAreTheKnownEntry},
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
+		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
