@@ -36,6 +36,7 @@ type StoredEntry struct {
 // the newest), are stored without them: key, link, title and dates only.
 // withTexts <= 0 keeps every text.
 func PlanSave(body []domain.Entry, stored []StoredEntry, now time.Time, withTexts int) (entries []domain.Entry, bare []bool) {
+	body = withoutCopies(body)
 	storedKeys := make(map[string]bool, len(stored))
 	byLink := map[string][]StoredEntry{}
 	for _, s := range stored {
@@ -157,6 +158,29 @@ func TextsUnneeded(pending []Pending, since []int64, withTexts int) []int64 {
 		if !keep[p.ID] {
 			out = append(out, p.ID)
 		}
+	}
+	return out
+}
+
+// withoutCopies is body without the repeats of an entry: the same key,
+// or the same link, title and texts (a post listed twice, under the
+// guids of two builds).
+func withoutCopies(body []domain.Entry) []domain.Entry {
+	out := make([]domain.Entry, 0, len(body))
+	seen := make(map[string]bool, len(body))
+	for _, e := range body {
+		post := ""
+		if e.Link != "" && e.Title != "" {
+			post = "\x00" + e.Link + "\x00" + e.Title + "\x00" + e.Content + "\x00" + e.Summary
+		}
+		if seen[e.Key] || (post != "" && seen[post]) {
+			continue
+		}
+		seen[e.Key] = true
+		if post != "" {
+			seen[post] = true
+		}
+		out = append(out, e)
 	}
 	return out
 }
