@@ -184,3 +184,35 @@ func withoutCopies(body []domain.Entry) []domain.Entry {
 	}
 	return out
 }
+
+// URLChange is a user's subscription stored under a feed URL that the
+// configuration now writes normalised (domain.NormalizeFeedURL).
+type URLChange struct{ User, From, To string }
+
+// Renormalised finds, among the subscriptions stored (user -> URLs) that
+// the configuration (want, its URLs normalised) no longer names, those
+// it names normalised: a state written before feed URLs were normalised.
+// SyncSubscriptions moves them to the normalised URL (renaming the feed
+// record when there is none under it yet), so that nothing is shown
+// again as new and the feed is not read afresh.
+func Renormalised(stored, want map[string][]string) []URLChange {
+	var out []URLChange
+	for user, urls := range stored {
+		wanted := map[string]bool{}
+		for _, u := range want[user] {
+			wanted[u] = true
+		}
+		for _, from := range urls {
+			if wanted[from] {
+				continue
+			}
+			if to, err := domain.NormalizeFeedURL(from); err == nil && to != from && wanted[to] {
+				out = append(out, URLChange{User: user, From: from, To: to})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b URLChange) int {
+		return cmp.Or(cmp.Compare(a.User, b.User), cmp.Compare(a.From, b.From))
+	})
+	return out
+}

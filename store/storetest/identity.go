@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -210,5 +211,43 @@ func testTextsKeptForWhatTheNextDigestShows(t *testing.T, newStore NewStore) {
 	}
 	if want := "[b1+texts b2+texts b3 a1 a2 a3]"; fmt.Sprint(got) != want {
 		t.Errorf("digest %v, want %s", got, want)
+	}
+}
+
+// A state whose subscriptions are under feed URLs written before they
+// were normalised follows the configuration that now writes them
+// normalised: the feed record is renamed (keeping its entries, so nothing
+// comes again as new), or, when the normalised URL has a record already,
+// the subscription moves to it; a user who dropped the feed is dropped.
+func testSubscriptionsFollowNormalisedURLs(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	oldA, oldB, a, b := "HTTP://A.example/./x", "http://b.example/y#top", "http://a.example/x", "http://b.example/y"
+	feeds := subscribe(t, s, map[string][]string{"ada": {oldA}, "bob": {oldA}, "cy": {oldB}, "dan": {b}}, t0)
+	savePollKeeping(t, s, feeds[oldA], []domain.Entry{post("id:1", "https://a.example/1", "One")}, t0, 0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	now := subscribe(t, s, map[string][]string{"ada": {a}, "cy": {b}, "dan": {b}}, t0.Add(time.Hour))
+	if now[a].ID != feeds[oldA].ID {
+		t.Errorf("the record of %s is %d, want %d (%s renamed)", a, now[a].ID, feeds[oldA].ID, oldA)
+	}
+	if _, err := s.Feed(ctx, oldA); !errors.Is(err, store.ErrNoFeed) {
+		t.Errorf("Feed(%s) = %v, want ErrNoFeed", oldA, err)
+	}
+	subs, err := s.Subscribers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(subs[a], subs[b], len(subs[oldB])); got != "[ada] [cy dan] 0" {
+		t.Errorf("subscribers of a, b, old b: %s", got)
+	}
+	savePollKeeping(t, s, now[a], []domain.Entry{post("id:1", "https://a.example/1", "One"), post("id:2", "https://a.example/2", "Two")},
+		t0.Add(2*time.Hour), 0)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.EntryCount != 1 {
+		t.Errorf("ada's next digest has %d entries, want the one new", d.EntryCount)
 	}
 }

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RebuiltGuidsAreTheKnownEntry", testRebuiltGuidsAreTheKnownEntry},
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
+		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
