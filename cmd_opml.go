@@ -102,7 +102,7 @@ func planImport(outlines []opml.Outline) importPlan {
 	first := map[string]opml.Outline{}
 	for _, o := range outlines {
 		it := importItem{outline: o}
-		url, err := config.NormalizeFeedURL(o.XMLURL)
+		url, err := domain.NormalizeFeedURL(o.XMLURL)
 		switch earlier, dup := first[url]; {
 		case o.XMLURL == "":
 			it.reason = "no xmlUrl: not a feed"
@@ -132,7 +132,7 @@ func (p importPlan) subscriptions() []config.Subscription {
 // alreadyHad skips the subscriptions the user has already.
 func (p importPlan) alreadyHad(present []config.Subscription, user string) {
 	for _, have := range present {
-		url, _ := config.NormalizeFeedURL(have.URL)
+		url, _ := domain.NormalizeFeedURL(have.URL)
 		for i := range p {
 			if p[i].reason == "" && p[i].sub.URL == url {
 				p[i].reason = "already in " + user + "'s feeds"

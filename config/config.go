@@ -21,6 +21,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"feeddigest/domain"
 	"feeddigest/internal/english"
 )
 
@@ -221,9 +222,10 @@ type parser struct {
 	// zones are the time zones loaded so far: thousands of users share a
 	// few dozen, each read from disk once.
 	zones map[string]*time.Location
-	// plainURLs are the feed URLs found fine so far: users share feeds,
-	// and a config of thousands of users names each several times.
-	plainURLs map[string]bool
+	// plainURLs are the feed URLs found fine so far, each with its
+	// normalised form: users share feeds, and a config of thousands of
+	// users names each several times.
+	plainURLs map[string]string
 	c         *Config
 	errs      []problem
 	warnings  []string
@@ -866,6 +868,8 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 	}
 	at := func(j int) string { return fmt.Sprintf("%s.feeds[%d]", base, j) }
 	subs := make([]Subscription, 0, len(items))
+	var written []string // how each of subs was written
+	var index []int      // and where in items
 	for j, item := range items {
 		// A plain URL that is fine, nearly every item, without the
 		// words that would name it in a message (a config of thousands
@@ -877,13 +881,32 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 			}
 		}
 		k := slices.IndexFunc(subs, func(have Subscription) bool { return have.URL == s.URL })
-		if k < 0 {
+		switch raw := rawFeedURL(item); {
+		case k < 0:
 			subs = append(subs, s)
-		} else if s != subs[k] && (s.Title != "" || s.Folder != "") {
+			written, index = append(written, raw), append(index, j)
+		case s != subs[k] && (s.Title != "" || s.Folder != ""):
 			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
+		case raw != written[k]:
+			// The same feed written another way ("HTTP://host/x",
+			// "http://host/x#top"): polled and shown once, but the
+			// user may have meant another feed.
+			p.warnf(at(j), "%s: feeds[%d] (%s) is the same feed as feeds[%d] (%s): it is followed once", who, j, raw, index[k], written[k])
 		}
 	}
 	return subs
+}
+
+// rawFeedURL is the URL of an item of feeds as written, trimmed.
+func rawFeedURL(item any) string {
+	switch v := item.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case map[string]any:
+		s, _ := v["url"].(string)
+		return strings.TrimSpace(s)
+	}
+	return ""
 }
 
 // subscription reads one item of feeds (at); what names it in messages.
@@ -928,24 +951,36 @@ func (p *parser) plainFeed(item any) (Subscription, bool) {
 	if !isString {
 		return Subscription{}, false
 	}
-	if !p.plainURLs[v] {
+	url, ok := p.plainURLs[v]
+	if !ok {
 		if _, err := httpURL(v); err != nil {
 			return Subscription{}, false
 		}
-		if p.plainURLs == nil {
-			p.plainURLs = map[string]bool{}
+		var err error
+		if url, err = domain.NormalizeFeedURL(v); err != nil {
+			return Subscription{}, false
 		}
-		p.plainURLs[v] = true
+		if p.plainURLs == nil {
+			p.plainURLs = map[string]string{}
+		}
+		p.plainURLs[v] = url
 	}
-	return Subscription{URL: strings.TrimSpace(v)}, true
+	return Subscription{URL: url}, true
 }
 
+// feedURL checks a feed URL and gives it as feeds are compared
+// (domain.NormalizeFeedURL).
 func (p *parser) feedURL(at, what, s string) (string, bool) {
 	if _, err := httpURL(s); err != nil {
 		p.errorf(at, "%s: bad feed URL: %v", what, err)
 		return "", false
 	}
-	return strings.TrimSpace(s), true
+	url, err := domain.NormalizeFeedURL(s)
+	if err != nil {
+		p.errorf(at, "%s: bad feed URL: %v", what, err)
+		return "", false
+	}
+	return url, true
 }
 
 // Error is a configuration that did not load: each problem is one line

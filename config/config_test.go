@@ -376,8 +376,8 @@ func TestParseAccepts(t *testing.T) {
 		{"digest_hour 23", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\ndigest_hour = 23\n", func(c *Config) bool { return c.Users[0].DigestHour == 23 }},
 		{"user email with name", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nemail = \"Ada <a@e.org>\"\n", func(c *Config) bool { return c.Users[0].Email == "Ada <a@e.org>" }},
 		{"no feeds key", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n", func(c *Config) bool { return len(c.Users[0].Feeds) == 0 }},
-		{"feed kept as written", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nfeeds = [\"HTTPS://Example.org/Feed?x=1\"]\n", func(c *Config) bool {
-			return slices.Equal(c.Users[0].FeedURLs(), []string{"HTTPS://Example.org/Feed?x=1"})
+		{"feed normalised", "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\nfeeds = [\"HTTPS://Example.org:443/./Feed?x=1#top\"]\n", func(c *Config) bool {
+			return slices.Equal(c.Users[0].FeedURLs(), []string{"https://example.org/Feed?x=1"})
 		}},
 		{"inline users", "users = [{name = \"a\", timezone = \"UTC\"}, {name = \"b\", timezone = \"Asia/Tokyo\"}]\n", func(c *Config) bool {
 			return len(c.Users) == 2 && c.Users[1].Location.String() == "Asia/Tokyo"

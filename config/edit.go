@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/google/renameio/v2"
+
+	"feeddigest/domain"
 )
 
 // CheckFeedURL says whether s is acceptable in a user's feeds: the same
@@ -41,7 +43,7 @@ func AddFeeds(path, user string, urls []string) (added, present []string, err er
 // configuration file at path, and reports which it added (as written to
 // the file) and which the user already had (as the file has them), both in
 // the order given. URLs are compared and written in their normal form
-// (NormalizeFeedURL), so "HTTP://Example.org:80/f" is the feed
+// (domain.NormalizeFeedURL), so "HTTP://Example.org:80/f" is the feed
 // "http://example.org/f" the user may already have; of two items with the
 // same URL the first counts. A subscription with a title or a folder is
 // written as an inline table, { url = "...", title = "...", folder = "..." },
@@ -105,13 +107,13 @@ func userNames(cfg *Config) string {
 func partition(have, subs []Subscription) (fresh, present []Subscription, err error) {
 	known := map[string]Subscription{}
 	for _, h := range have {
-		if n, err := NormalizeFeedURL(h.URL); err == nil {
+		if n, err := domain.NormalizeFeedURL(h.URL); err == nil {
 			known[n] = h
 		}
 	}
 	seen := map[string]bool{}
 	for _, s := range subs {
-		url, err := NormalizeFeedURL(s.URL)
+		url, err := domain.NormalizeFeedURL(s.URL)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bad feed URL: %w", err)
 		}
@@ -403,50 +405,4 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
-}
-
-// NormalizeFeedURL is the form in which import compares feed URLs with a
-// user's and writes them: trimmed; a feed: URI as the http(s) URL it
-// stands for ("feed:https://x" is "https://x", "feed://x" is "http://x");
-// the scheme and host in lower case; the scheme's default port dropped.
-// The rest stays as written. An URL that is not absolute http(s) after
-// that is an error, as in a config.
-func NormalizeFeedURL(raw string) (string, error) {
-	s := strings.TrimSpace(raw)
-	if len(s) >= len("feed:") && strings.EqualFold(s[:len("feed:")], "feed:") {
-		rest := s[len("feed:"):]
-		switch lower := strings.ToLower(rest); {
-		case strings.HasPrefix(rest, "//"):
-			s = "http:" + rest
-		case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
-			s = rest
-		default:
-			return "", fmt.Errorf("%q is a feed: URI that names no http(s) URL", raw)
-		}
-	}
-	u, err := httpURL(s)
-	if err != nil {
-		return "", err
-	}
-	// Rewrite the scheme and the authority as text, so that the path,
-	// query and fragment stay byte for byte (url.URL.String would
-	// re-escape them).
-	afterScheme := strings.Index(s, "://") + len("://")
-	rest := s[afterScheme:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	userinfo, host := "", rest[:end]
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		userinfo, host = host[:at+1], host[at+1:]
-	}
-	host = strings.ToLower(host)
-	switch port := u.Port(); {
-	case port == "" && strings.HasSuffix(host, ":"):
-		host = strings.TrimSuffix(host, ":")
-	case u.Scheme == "http" && port == "80", u.Scheme == "https" && port == "443":
-		host = strings.TrimSuffix(host, ":"+port)
-	}
-	return u.Scheme + "://" + userinfo + host + rest[end:], nil
 }

@@ -128,3 +128,53 @@ func TestAddFeedsBesideFeedTables(t *testing.T) {
 		t.Errorf("file changed:\n%s", b)
 	}
 }
+
+// One feed written several ways, in one user's list or several, is one
+// feed: its URL normalised (domain.NormalizeFeedURL), the first item
+// kept, and a warning for each other way it was written.
+func TestFeedURLsNormalisedOnLoad(t *testing.T) {
+	src := `[[users]]
+name = "ada"
+timezone = "UTC"
+feeds = [
+  "HTTP://Host.example/x",
+  { url = "http://host.example/./x", title = "Ignored" },
+  "http://host.example/x#top",
+  "http://host.example:80/x",
+  "http://host.example/x",
+  "http://host.example/x",
+]
+[[users]]
+name = "bob"
+timezone = "UTC"
+feeds = [{ url = "http://HOST.example:80/a/../x#t", title = "Mine" }]
+`
+	c, err := Parse([]byte(src), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Users[0].Feeds, []Subscription{{URL: "http://host.example/x"}}; !slices.Equal(got, want) {
+		t.Errorf("ada's feeds = %+v, want %+v", got, want)
+	}
+	if got, want := c.Users[1].Feeds, []Subscription{{URL: "http://host.example/x", Title: "Mine"}}; !slices.Equal(got, want) {
+		t.Errorf("bob's feeds = %+v, want %+v", got, want)
+	}
+	if got := c.AllFeeds(); !slices.Equal(got, []string{"http://host.example/x"}) {
+		t.Errorf("AllFeeds = %q", got)
+	}
+	want := [][]string{
+		{`feeds[1] repeats http://host.example/x`, "title and folder are ignored"},
+		{`feeds[2] (http://host.example/x#top) is the same feed as feeds[0] (HTTP://Host.example/x)`, "followed once"},
+		{`feeds[3] (http://host.example:80/x) is the same feed as feeds[0]`},
+		{`feeds[4] (http://host.example/x) is the same feed as feeds[0]`},
+		{`feeds[5] (http://host.example/x) is the same feed as feeds[0]`},
+	}
+	if len(c.Warnings) != len(want) {
+		t.Fatalf("warnings %q, want %d", c.Warnings, len(want))
+	}
+	for i, w := range want {
+		if !containsAll(c.Warnings[i], w) {
+			t.Errorf("warning %q, want all of %q", c.Warnings[i], w)
+		}
+	}
+}

@@ -366,7 +366,7 @@ func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res
 		return store.SaveStats{}, err
 	}
 	defer tx.Rollback()
-	stats, err := tx.SaveEntries(ctx, entries, p.opts.Now)
+	stats, err := tx.SaveEntries(ctx, entries, p.opts.Now, p.cfg.MaxEntriesPerFeed)
 	if err != nil {
 		return store.SaveStats{}, err
 	}

@@ -331,7 +331,7 @@ func digestNotices(ctx context.Context, tx pgx.Tx, user string, since, now time.
 // its texts (see store.Reader).
 func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
 	var count, held, bare int
-	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL)
+	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL AND NOT e.overflow)
 		FROM digests d LEFT JOIN digest_entries de ON de.user_name = d.user_name AND de.date = d.date
 		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
 		WHERE d.user_name = $1 AND d.date = $2 GROUP BY d.user_name, d.date`, user, date).Scan(&count, &held, &bare)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,26 +48,28 @@ func (t *pollTx) batch() *pgx.Batch {
 	return b
 }
 
-// upsertEntry stores one entry: new ones first seen at now, known ones
-// refreshed (keeping their first-seen time); inserted says which. Its
-// texts and fragments are written beside it. A known entry that did not
-// change, as most of a feed's body at each poll, is left as it is: an
-// update would write a new version of its rows and their indexes for
-// nothing, which the server must later vacuum.
+// upsertEntry stores one entry: new ones first seen at now (stored
+// without texts, overflow, when $17), known ones refreshed (keeping
+// their first-seen time); inserted says which. Its texts and fragments
+// are written beside it, but for an entry stored without them. A known
+// entry that did not change, as most of a feed's body at each poll, is
+// left as it is: an update would write a new version of its rows and
+// their indexes for nothing, which the server must later vacuum.
 const upsertEntry = `WITH e AS (
-		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
+		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures, overflow)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $17)
 		ON CONFLICT (feed_id, key) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
 			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures
 		WHERE (entries.title, entries.link, entries.author, entries.published, entries.enclosures)
 			IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.link, EXCLUDED.author, EXCLUDED.published, EXCLUDED.enclosures)
-		RETURNING id, xmax = 0 AS inserted
+		RETURNING id, xmax = 0 AS inserted, overflow
 	), known AS (
-		SELECT id FROM entries WHERE feed_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM e)
+		SELECT id, overflow FROM entries WHERE feed_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM e)
 	), t AS (
 		INSERT INTO entry_texts AS old (entry_id, content, summary, fragment_rules, shown_title, shown_html,
 			shown_excerpt, shown_links, shown_whole)
-		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16 FROM (SELECT id FROM e UNION ALL SELECT id FROM known) ids
+		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16
+		FROM (SELECT id, overflow FROM e UNION ALL SELECT id, overflow FROM known) ids WHERE NOT ids.overflow
 		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary,
 			fragment_rules = EXCLUDED.fragment_rules, shown_title = EXCLUDED.shown_title,
 			shown_html = EXCLUDED.shown_html, shown_excerpt = EXCLUDED.shown_excerpt,
@@ -78,10 +81,31 @@ const upsertEntry = `WITH e AS (
 	)
 	SELECT inserted FROM e UNION ALL SELECT false FROM known`
 
+// storedLike selects the feed's ($1) stored entries that share a key
+// ($2) or a link ($3) with a body, in the order they were stored (see
+// store.PlanSave).
+const storedLike = `SELECT key, link, title FROM entries WHERE feed_id = $1
+	AND (key = ANY($2) OR (link <> '' AND link = ANY($3))) ORDER BY id`
+
+// forgetBare deletes the feed's ($1) entries stored without texts
+// (overflow) first seen before $2 that are not in the body just saved
+// (the keys $3), that every subscriber was given (shown or withheld) and
+// that no digest of a subscriber waits to render or send.
+const forgetBare = `DELETE FROM entries e WHERE e.feed_id = $1 AND e.overflow AND e.first_seen < $2
+	AND e.key <> ALL($3)
+	AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = $1 AND (
+		(NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = s.user_name AND de.entry_id = e.id)
+			AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = s.user_name AND w.entry_id = e.id))
+		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user_name = de.user_name AND d.date = de.date
+			WHERE de.user_name = s.user_name AND de.entry_id = e.id
+			AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_started IS NULL)))))`
+
 // SaveEntries stores entries of the feed first seen at now, with their
-// fragments, and says what it found, in one round trip for the whole
-// body.
-func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+// fragments, and says what it found (see store.PollTx): one round trip
+// to find the stored entries they may be (store.PlanSave), one for the
+// whole body, and the entries stored without texts that are no longer
+// needed forgotten with it.
+func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
 	var st store.SaveStats
 	if len(entries) == 0 {
 		return st, nil
@@ -89,15 +113,36 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	if t.closed {
 		return st, fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
 	}
-	batch := t.batch()
+	keys := make([]string, 0, len(entries))
+	links := make([]string, 0, len(entries))
 	for _, e := range entries {
+		keys = append(keys, e.Key)
+		if e.Link != "" {
+			links = append(links, e.Link)
+		}
+	}
+	// Before the transaction's BEGIN (see batch): the feed is this run's
+	// alone to save while it polls it.
+	rows, _ := t.conn.Query(ctx, storedLike, t.feedID, keys, links)
+	stored, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.StoredEntry, error) {
+		var e store.StoredEntry
+		err := row.Scan(&e.Key, &e.Link, &e.Title)
+		return e, err
+	})
+	if err != nil {
+		return st, fmt.Errorf("save poll of feed %d: find stored entries: %w", t.feedID, err)
+	}
+	entries, bare := store.PlanSave(entries, stored, now, withTexts)
+	batch := t.batch()
+	for i, e := range entries {
+		keys[i] = e.Key
 		enclosures, err := encodeEnclosures(e.Enclosures)
 		if err != nil {
 			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
 		}
 		f := e.Fragments
 		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary,
-			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole).
+			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, bare[i]).
 			QueryRow(func(row pgx.Row) error {
 				var inserted bool
 				if err := row.Scan(&inserted); err != nil {
@@ -111,10 +156,71 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 				return nil
 			})
 	}
+	batch.Queue(forgetBare, t.feedID, at(now.Add(-store.BareKept)), keys)
 	if err := t.conn.SendBatch(ctx, batch).Close(); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
+	if st.New > 0 {
+		if err := t.dropUnneededTexts(ctx, withTexts); err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+		}
+	}
 	return st, nil
+}
+
+// dropUnneededTexts drops the texts of the feed's entries that no
+// digest has yet and none can show (store.TextsUnneeded), marking them
+// overflow, as if their poll had stored them without. Not while a
+// subscription waits for the digest introducing the feed, which may
+// show older entries. In the poll's transaction, begun by now.
+func (t *pollTx) dropUnneededTexts(ctx context.Context, withTexts int) error {
+	if withTexts <= 0 {
+		return nil
+	}
+	var since []int64
+	introduced := true
+	rows, _ := t.conn.Query(ctx, `SELECT s.introduced_at IS NOT NULL,
+		COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user_name = s.user_name), 'epoch')
+		FROM subscriptions s WHERE s.feed_id = $1`, t.feedID)
+	var in bool
+	var built time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&in, &built}, func() error {
+		introduced = introduced && in
+		since = append(since, built.Unix())
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read subscribers' digests: %w", err)
+	}
+	if !introduced || len(since) == 0 {
+		return nil
+	}
+	rows, _ = t.conn.Query(ctx, `SELECT e.id, extract(epoch FROM COALESCE(e.published, e.first_seen))::bigint,
+			extract(epoch FROM e.first_seen)::bigint
+		FROM entries e JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.feed_id = $1 AND NOT e.overflow AND e.first_seen >= to_timestamp($2)
+		AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = $1
+			AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = s.user_name AND de.entry_id = e.id)
+				OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = s.user_name AND w.entry_id = e.id)))`,
+		t.feedID, slices.Min(since))
+	var pending []store.Pending
+	var p store.Pending
+	if _, err := pgx.ForEachRow(rows, []any{&p.ID, &p.Date, &p.FirstSeen}, func() error {
+		pending = append(pending, p)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read pending entries: %w", err)
+	}
+	drop := store.TextsUnneeded(pending, since, withTexts)
+	if len(drop) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue("DELETE FROM entry_texts WHERE entry_id = ANY($1)", drop)
+	b.Queue("UPDATE entries SET overflow = true WHERE id = ANY($1)", drop)
+	if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	return nil
 }
 
 // linksOf is the shown_links value of f: never NULL.

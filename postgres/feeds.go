@@ -113,6 +113,9 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 		if bytes.Equal(synced, want) {
 			return nil // as last synced: nothing to compare
 		}
+		if err := renormalise(ctx, tx, subs, users, urls); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO feeds (url) SELECT u FROM unnest($1::text[]) AS n(u)
 			WHERE NOT EXISTS (SELECT 1 FROM feeds f WHERE f.url = n.u) ORDER BY u
 			ON CONFLICT (url) DO NOTHING`, newURLs); err != nil {
@@ -136,6 +139,42 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 	})
 	if err != nil {
 		return fmt.Errorf("update subscriptions: %w", err)
+	}
+	return nil
+}
+
+// renormalise moves the subscriptions stored under a URL written before
+// feed URLs were normalised to the normalised one (see
+// store.Renormalised): the feed record is renamed, or, when the
+// normalised URL has one already, the user's subscription moves to it
+// with its times. users and urls are the subscriptions configured.
+func renormalise(ctx context.Context, tx pgx.Tx, subs map[string][]string, users, urls []string) error {
+	rows, _ := tx.Query(ctx, `SELECT s.user_name, f.url FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+		WHERE NOT EXISTS (SELECT 1 FROM unnest($1::text[], $2::text[]) AS n(u, url)
+			WHERE n.u = s.user_name AND n.url = f.url)`, users, urls)
+	stale := map[string][]string{}
+	var user, url string
+	if _, err := pgx.ForEachRow(rows, []any{&user, &url}, func() error {
+		stale[user] = append(stale[user], url)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("list subscriptions no longer configured: %w", err)
+	}
+	for _, c := range store.Renormalised(stale, subs) {
+		tag, err := tx.Exec(ctx, `UPDATE feeds SET url = $1 WHERE url = $2
+			AND NOT EXISTS (SELECT 1 FROM feeds WHERE url = $1)`, c.To, c.From)
+		if err != nil {
+			return fmt.Errorf("rename feed %s: %w", c.From, err)
+		}
+		if tag.RowsAffected() > 0 {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `UPDATE subscriptions s SET feed_id = n.id FROM feeds n, feeds o
+			WHERE n.url = $1 AND o.url = $2 AND s.user_name = $3 AND s.feed_id = o.id
+			AND NOT EXISTS (SELECT 1 FROM subscriptions x WHERE x.user_name = $3 AND x.feed_id = n.id)`,
+			c.To, c.From, c.User); err != nil {
+			return fmt.Errorf("move subscription to %s: %w", c.To, err)
+		}
 	}
 	return nil
 }

@@ -208,6 +208,15 @@ var migrations = []string{
 		ADD COLUMN shown_links text[] NOT NULL DEFAULT '{}',
 		ADD COLUMN shown_whole boolean NOT NULL DEFAULT false;
 	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
+	// 7 (SQLite's 13): entry identity and a bounded state. Entries are
+	// found by their link too (a site rebuilt with new guids; see
+	// store.PlanSave). An entry stored without texts because its poll
+	// brought more than a digest shows is marked overflow: it never gains
+	// texts, and is forgotten once delivered and gone from its feed
+	// (store.BareKept).
+	`ALTER TABLE entries ADD COLUMN overflow boolean NOT NULL DEFAULT false;
+	CREATE INDEX entries_by_feed_link ON entries (feed_id, link);
+	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow;`,
 }
 
 // schemaVersion is the version a migrated database has.

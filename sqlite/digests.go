@@ -376,7 +376,7 @@ func digestNotices(ctx context.Context, tx *sql.Tx, user string, since, now int6
 func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
 	var count, held, bare int
 	err := s.db.QueryRowContext(ctx, `SELECT d.entry_count, COUNT(e.id),
-		COALESCE(SUM(t.entry_id IS NULL AND e.content = '' AND e.summary = ''), 0)
+		COALESCE(SUM(t.entry_id IS NULL AND e.content = '' AND e.summary = '' AND e.overflow = 0), 0)
 		FROM digests d LEFT JOIN digest_entries de ON de.user = d.user AND de.date = d.date
 		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
 		WHERE d.user = ? AND d.date = ? GROUP BY d.user, d.date`, user, date).Scan(&count, &held, &bare)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"feeddigest/domain"
@@ -29,12 +30,26 @@ func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, erro
 }
 
 // SaveEntries stores entries of the feed first seen at now and says what
-// it found. Entries already known keep their first-seen time; their text
-// is refreshed but they are not shown again.
-func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (store.SaveStats, error) {
+// it found (see store.PollTx): an entry is known by its key, or by its
+// link (store.PlanSave); known entries keep their first-seen time, their
+// text is refreshed but they are not shown again; new entries past the
+// withTexts newest are stored without texts. Then the entries stored
+// without texts that every subscriber was given, that no digest waits
+// for and that the feed no longer lists are forgotten (store.BareKept).
+func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
+	if len(entries) == 0 {
+		return store.SaveStats{}, nil
+	}
+	stored, err := t.s.storedLike(ctx, t.tx, t.feedID, entries)
+	if err != nil {
+		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
+	entries, bare := store.PlanSave(entries, stored, now, withTexts)
 	var st store.SaveStats
-	for _, e := range entries {
-		isNew, err := t.s.upsertEntry(ctx, t.tx, t.feedID, e, now)
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.Key
+		isNew, err := t.s.upsertEntry(ctx, t.tx, t.feedID, e, bare[i], now)
 		if err != nil {
 			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
 		}
@@ -44,8 +59,131 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 			st.Known++
 		}
 	}
+	list, _ := json.Marshal(keys)
+	if _, err := t.tx.ExecContext(ctx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
+		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: forget entries stored without texts: %w", t.feedID, err)
+	}
+	if st.New > 0 {
+		if err := t.s.dropUnneededTexts(ctx, t.tx, t.feedID, withTexts); err != nil {
+			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+		}
+	}
 	return st, nil
 }
+
+// dropUnneededTexts drops the texts of the feed's entries that no
+// digest has yet and none can show (store.TextsUnneeded), marking them
+// overflow, as if their poll had stored them without. Not while a
+// subscription waits for the digest introducing the feed, which may
+// show older entries.
+func (s *Store) dropUnneededTexts(ctx context.Context, tx *sql.Tx, feedID int64, withTexts int) error {
+	if withTexts <= 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT s.introduced_at, COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user), 0)
+		FROM subscriptions s WHERE s.feed_id = ?`, feedID)
+	if err != nil {
+		return fmt.Errorf("read subscribers' digests: %w", err)
+	}
+	var since []int64
+	for rows.Next() {
+		var introduced, built int64
+		if err := rows.Scan(&introduced, &built); err != nil {
+			rows.Close()
+			return err
+		}
+		if introduced == 0 {
+			rows.Close()
+			return nil
+		}
+		since = append(since, built)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(since) == 0 {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT e.id, CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END, e.first_seen
+		FROM entries e JOIN entry_texts t ON t.entry_id = e.id
+		WHERE e.feed_id = ?1 AND e.overflow = 0 AND e.first_seen >= ?2
+		AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = ?1
+			AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id)
+				OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = e.id)))`,
+		feedID, slices.Min(since))
+	if err != nil {
+		return fmt.Errorf("read pending entries: %w", err)
+	}
+	var pending []store.Pending
+	for rows.Next() {
+		var p store.Pending
+		if err := rows.Scan(&p.ID, &p.Date, &p.FirstSeen); err != nil {
+			rows.Close()
+			return err
+		}
+		pending = append(pending, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	drop := store.TextsUnneeded(pending, since, withTexts)
+	if len(drop) == 0 {
+		return nil
+	}
+	ids, _ := json.Marshal(drop)
+	if _, err := tx.ExecContext(ctx, "DELETE FROM entry_texts WHERE entry_id IN (SELECT value FROM json_each(?))", string(ids)); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE entries SET overflow = 1 WHERE id IN (SELECT value FROM json_each(?))", string(ids)); err != nil {
+		return fmt.Errorf("drop unneeded texts: %w", err)
+	}
+	return nil
+}
+
+// storedLike returns the feed's stored entries that share a key or a
+// link with entries, in the order they were stored (see store.PlanSave).
+func (s *Store) storedLike(ctx context.Context, tx *sql.Tx, feedID int64, entries []domain.Entry) ([]store.StoredEntry, error) {
+	keys := make([]string, 0, len(entries))
+	links := make([]string, 0, len(entries))
+	for _, e := range entries {
+		keys = append(keys, e.Key)
+		if e.Link != "" {
+			links = append(links, e.Link)
+		}
+	}
+	k, _ := json.Marshal(keys)
+	l, _ := json.Marshal(links)
+	rows, err := tx.QueryContext(ctx, `SELECT id, key, link, title FROM entries WHERE feed_id = ?1
+		AND key IN (SELECT value FROM json_each(?2))
+		UNION SELECT id, key, link, title FROM entries WHERE feed_id = ?1 AND link != ''
+		AND link IN (SELECT value FROM json_each(?3)) ORDER BY 1`, feedID, string(k), string(l))
+	if err != nil {
+		return nil, fmt.Errorf("find stored entries: %w", err)
+	}
+	defer rows.Close()
+	var out []store.StoredEntry
+	for rows.Next() {
+		var e store.StoredEntry
+		var id int64
+		if err := rows.Scan(&id, &e.Key, &e.Link, &e.Title); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// forgetBare deletes the feed's (?1) entries stored without texts
+// (overflow) first seen before ?2 that are not in the body just saved
+// (the keys ?3), that every subscriber was given (shown or withheld) and
+// that no digest of a subscriber waits to render or send.
+const forgetBare = `DELETE FROM entries WHERE feed_id = ?1 AND overflow = 1 AND first_seen < ?2
+	AND key NOT IN (SELECT value FROM json_each(?3))
+	AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = ?1 AND (
+		(NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = entries.id)
+			AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = entries.id))
+		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
+			WHERE de.user = s.user AND de.entry_id = entries.id
+			AND (d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0)))))`
 
 // UpdateFeed writes the feed record after the poll and clears its
 // attempt mark.
@@ -110,10 +248,10 @@ func (t *pollTx) Rollback() error {
 
 // The statements of a poll's save (see Store.hot).
 const (
-	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
+	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen, overflow)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
 	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
-		enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id`
+		enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id, overflow`
 	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
 		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
 	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
@@ -125,20 +263,23 @@ const (
 		problem_since = ?, language = ? WHERE id = ?`
 )
 
-func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, now time.Time) (bool, error) {
+// upsertEntry stores one entry, new ones first seen at now (without
+// texts when bare), and says whether it was new. A known entry stored
+// without texts stays so.
+func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, bare bool, now time.Time) (bool, error) {
 	enclosures, err := encodeEnclosures(e.Enclosures)
 	if err != nil {
 		return false, err
 	}
 	var id int64
 	isNew := true
-	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now)).Scan(&id)
+	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now), boolInt(bare)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		isNew = false
-		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id)
+		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id, &bare)
 	}
-	if err != nil {
-		return false, err
+	if err != nil || bare {
+		return isNew, err
 	}
 	if e.Fragments.Rules != 0 {
 		_, err = s.execHot(ctx, tx, saveTexts, id, nil, nil, e.Fragments.Rules, e.Fragments.Title, packShown(e))

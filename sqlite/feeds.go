@@ -105,7 +105,26 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 		users = append(users, u)
 	}
 	sort.Strings(users)
+	stored := map[string][]string{}
+	for sub := range have {
+		stored[sub.user] = append(stored[sub.user], sub.url)
+	}
+	changes := store.Renormalised(stored, subs)
 	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, c := range changes {
+			renamed, err := renormalise(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			// Every subscription to a feed record renamed is under the
+			// new URL now, to be kept or dropped as configured.
+			for sub := range have {
+				if sub.url == c.From && (renamed || sub.user == c.User) {
+					delete(have, sub)
+					have[subscription{sub.user, c.To}] = true
+				}
+			}
+		}
 		for _, u := range users {
 			for _, url := range subs[u] {
 				key := subscription{u, url}
@@ -129,6 +148,27 @@ func (s *Store) SyncSubscriptions(ctx context.Context, subs map[string][]string,
 }
 
 type subscription struct{ user, url string }
+
+// renormalise moves a subscription stored under a URL written before
+// feed URLs were normalised to the normalised one (see
+// store.Renormalised): the feed record is renamed, or, when the
+// normalised URL has one already, the user's subscription moves to it
+// with its times.
+func renormalise(ctx context.Context, tx *sql.Tx, c store.URLChange) (renamed bool, err error) {
+	res, err := tx.ExecContext(ctx, `UPDATE feeds SET url = ?1 WHERE url = ?2
+		AND NOT EXISTS (SELECT 1 FROM feeds WHERE url = ?1)`, c.To, c.From)
+	if err != nil {
+		return false, fmt.Errorf("rename feed %s: %w", c.From, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return true, nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE OR IGNORE subscriptions SET feed_id = (SELECT id FROM feeds WHERE url = ?1)
+		WHERE user = ?3 AND feed_id = (SELECT id FROM feeds WHERE url = ?2)`, c.To, c.From, c.User); err != nil {
+		return false, fmt.Errorf("move subscription to %s: %w", c.To, err)
+	}
+	return false, nil
+}
 
 func (s *Store) subscriptionSet(ctx context.Context) (map[subscription]bool, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT s.user, f.url FROM subscriptions s JOIN feeds f ON f.id = s.feed_id")

@@ -171,6 +171,14 @@ var migrations = []string{
 	ALTER TABLE entry_texts ADD COLUMN shown_title TEXT NOT NULL DEFAULT '';
 	ALTER TABLE entry_texts ADD COLUMN shown_z BLOB;
 	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
+	// 13: entry identity and a bounded state. Entries are found by their
+	// link too (a site rebuilt with new guids; see store.PlanSave). An
+	// entry stored without texts because its poll brought more than a
+	// digest shows is marked overflow: it never gains texts, and is
+	// forgotten once delivered and gone from its feed (store.BareKept).
+	`ALTER TABLE entries ADD COLUMN overflow INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX entries_by_feed_link ON entries (feed_id, link);
+	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow = 1;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -139,7 +139,7 @@ func savePoll(s *Store, f domain.Feed, entries []domain.Entry, now time.Time) er
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.SaveEntries(ctx, entries, now); err != nil {
+	if _, err := tx.SaveEntries(ctx, entries, now, 0); err != nil {
 		return err
 	}
 	if err := tx.UpdateFeed(ctx, f); err != nil {

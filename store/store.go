@@ -249,10 +249,15 @@ type Store interface {
 // committed; deferred, it is harmless after Commit.
 type PollTx interface {
 	// SaveEntries stores the feed's entries, those not known first seen
-	// at now, with their Fragments, and says what it found. Entries
-	// already known keep their first-seen time; their text is refreshed
-	// but they are not shown again.
-	SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time) (SaveStats, error)
+	// at now, with their Fragments, and says what it found. An entry is
+	// known by its key, or by its link when its key is new (see
+	// PlanSave). Entries already known keep their first-seen time; their
+	// text is refreshed but they are not shown again. Of the new entries,
+	// the withTexts newest keep their texts, the others are stored
+	// without (<= 0: all keep them); those are forgotten once every
+	// subscriber was given them, no digest waits for them, the feed no
+	// longer lists them and BareKept has passed.
+	SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (SaveStats, error)
 	// UpdateFeed writes the feed record (of the feed the poll began with)
 	// and clears the poll's attempt mark.
 	UpdateFeed(ctx context.Context, f domain.Feed) error

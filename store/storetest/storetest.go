@@ -52,6 +52,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
 		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
 		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
+		{"RebuiltGuidsAreTheKnownEntry", testRebuiltGuidsAreTheKnownEntry},
+		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
+		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
+		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
@@ -106,7 +110,7 @@ func savePoll(s store.Store, f domain.Feed, entries []domain.Entry, now time.Tim
 		return store.SaveStats{}, err
 	}
 	defer tx.Rollback()
-	st, err := tx.SaveEntries(ctx, entries, now)
+	st, err := tx.SaveEntries(ctx, entries, now, 0)
 	if err != nil {
 		return store.SaveStats{}, err
 	}
@@ -304,7 +308,7 @@ func testUncommittedPollLeavesNothing(t *testing.T, newStore NewStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.SaveEntries(ctx, []domain.Entry{{Key: "id:1"}}, t0); err != nil {
+	if _, err := tx.SaveEntries(ctx, []domain.Entry{{Key: "id:1"}}, t0, 0); err != nil {
 		t.Fatal(err)
 	}
 	changed := f
