@@ -44,9 +44,27 @@ type Feed struct {
 	Answers304         bool
 	RefusesHEAD        bool
 	IgnoresConditional bool
+	Distrust           Distrust  // validators found lying: never trusted again
+	LastGet            time.Time // a GET of the feed last had an answer (a body or a 304)
 
 	TTL   time.Duration // the feed's own ttl / sy:updatePeriod hint
 	Polls int           // polls that got an answer with a body or 304
+}
+
+// Distrust is what a feed's server has shown of its validators: one it
+// lied with is never trusted again, nor sent back to it. It only grows.
+type Distrust struct {
+	ETag         bool // the ETag stayed the same while the body changed
+	LastModified bool // Last-Modified stayed the same while the body changed
+	// Conditional: a conditional GET was answered 400, 413 or 431, and the
+	// same GET without validators in full: no validator is sent again.
+	Conditional bool
+}
+
+// Or is what d and o have shown together.
+func (d Distrust) Or(o Distrust) Distrust {
+	return Distrust{ETag: d.ETag || o.ETag, LastModified: d.LastModified || o.LastModified,
+		Conditional: d.Conditional || o.Conditional}
 }
 
 // Schedule is the scheduling part of a feed record: what the polling

@@ -13,6 +13,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
@@ -27,10 +28,16 @@ type Request struct {
 	BodyError string
 	TTL       time.Duration
 
-	// Learned server behaviour (see headPays).
+	// Learned server behaviour (see headPays and trust.go).
 	Answers304         bool // has answered a conditional request with 304
 	RefusesHEAD        bool // HEAD cannot help: refused (405/501), or no validators that tell
-	IgnoresConditional bool // answered a conditional GET in full with the stored validators or body
+	IgnoresConditional bool // answered a conditional GET with the stored body, its validators unchanged
+	Distrust           domain.Distrust
+
+	// LastGet is when a GET of the feed last had an answer (a body or a
+	// 304); zero when never. HEADs alone never stand for longer than
+	// ConfirmEvery after it.
+	LastGet time.Time
 }
 
 // Outcome sorts a poll's result.
@@ -80,17 +87,33 @@ type Result struct {
 	// 301/308 from the announced URL, it is the redirect's target.)
 	DiscoveredURL string
 
-	// What was learned about the server.
+	// What was learned about the server. Distrust only grows: a
+	// validator found lying is never trusted again.
 	Answers304         bool
 	RefusesHEAD        bool
 	IgnoresConditional bool
+	Distrust           domain.Distrust
+	// ValidatorsDropped: a conditional request was answered 400, 413 or
+	// 431, so the stored validators are forgotten, whatever the poll's
+	// outcome (ETag and LastModified are "" then).
+	ValidatorsDropped bool
+	// LastGet is the request's, or now when a GET of this poll had an
+	// answer (a body or a 304).
+	LastGet time.Time
 
 	Requests int
 	Bytes    int64 // body bytes received on the wire
 }
 
-// HasValidators says whether a conditional request can be made.
+// HasValidators says whether validators are stored, trusted or not.
 func (r Request) HasValidators() bool { return r.ETag != "" || r.LastModified != "" }
+
+// newResult is a poll's Result before any answer: what the request knew.
+func newResult(req Request) Result {
+	return Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
+		Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional,
+		Distrust: req.Distrust, LastGet: req.LastGet}
+}
 
 // Poll polls one feed at now: Fetch, then Read. It never returns an
 // error: failures are in the Result.
@@ -127,14 +150,12 @@ type fetchedBody struct {
 // new body, it waits for its parse turn and returns with the body
 // waiting; Read parses it.
 func (c *Client) Fetch(ctx context.Context, req Request, now time.Time) *Fetched {
-	f := &Fetched{req: req, now: now, head: headSkipped,
-		res: Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
-			Answers304: req.Answers304, RefusesHEAD: req.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}}
+	f := &Fetched{req: req, now: now, head: headSkipped, res: newResult(req)}
 	if _, err := url.Parse(req.URL); err != nil {
 		f.res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
 		return f.finish()
 	}
-	if c.headPays(req) {
+	if c.headPays(req, now) {
 		f.head = c.head(ctx, req, now, &f.res)
 	}
 	if f.head == headDone {
@@ -228,15 +249,17 @@ func (res *Result) brokenBody(hash string, err error) {
 // headPays: the conditional GET is the whole poll where the server
 // answers it (a 304, or the new body): one request, changed or not. A HEAD
 // first saves a body only where the server has shown it ignores
-// conditional GETs and its validators can still be compared, so never on
-// a first poll, to a server that sends no validators, or to one whose HEAD
-// cannot help (refused, or answered without validators that tell).
-// HeadAlways asks HEAD first all the same.
-func (c *Client) headPays(req Request) bool {
+// conditional GETs and a trusted validator can still be compared, so never
+// on a first poll, to a server that sends no validators (or none left to
+// trust), or to one whose HEAD cannot help (refused, or answered without
+// validators that tell); and never when the last GET is ConfirmEvery old:
+// that poll is a GET, to confirm what the HEADs said. HeadAlways asks HEAD
+// first all the same (its "unchanged" still waits for the weekly GET).
+func (c *Client) headPays(req Request, now time.Time) bool {
 	if c.opts.HeadAlways {
 		return true
 	}
-	return req.HasValidators() && req.IgnoresConditional && !req.RefusesHEAD
+	return req.Conditional() && req.IgnoresConditional && !req.RefusesHEAD && req.confirmed(now)
 }
 
 // headVerdict is what a HEAD said about the GET to follow.
@@ -249,7 +272,9 @@ const (
 	headNoHelp                         // refused, no validators, or another status: GET
 )
 
-// head sends the conditional HEAD.
+// head sends the conditional HEAD. Only a 304 or a trusted validator
+// equal to the stored one says "unchanged", and only while the last GET is
+// recent enough (see headPays); otherwise the GET follows.
 func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) headVerdict {
 	resp, trace, err := c.do(ctx, http.MethodHead, req)
 	if err != nil {
@@ -260,7 +285,11 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 	res.Requests += len(trace.hops) + 1
 	switch status := resp.StatusCode; {
 	case status == http.StatusNotModified:
-		res.Status, res.Outcome, res.Answers304 = status, OutcomeUnchanged, true
+		res.Answers304 = true
+		if !req.confirmed(now) {
+			return headNoHelp
+		}
+		res.Status, res.Outcome = status, OutcomeUnchanged
 		res.keepValidators(resp)
 		res.readCacheHint(resp, now)
 		res.notePermanentRedirect(req, trace)
@@ -269,29 +298,30 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 		res.RefusesHEAD = true
 		return headNoHelp
 	case status >= 200 && status < 300:
-		if validatorsMatch(req, resp) {
-			// Validators sent, conditional request ignored: nothing changed.
-			res.Status, res.Outcome, res.IgnoresConditional = status, OutcomeUnchanged, true
+		unchanged, tells := req.sameByTrusted(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+		switch {
+		case tells && unchanged && req.confirmed(now):
+			// A trusted validator sent, conditional request ignored:
+			// nothing changed.
+			res.Status, res.Outcome = status, OutcomeUnchanged
+			if req.Conditional() {
+				res.IgnoresConditional = true
+			}
 			res.readCacheHint(resp, now)
 			res.notePermanentRedirect(req, trace)
 			return headDone
-		}
-		if resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "" {
+		case tells && !unchanged:
+			return headSaysChanged
+		case resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "":
 			res.RefusesHEAD = true // nothing to compare, ever
-			return headNoHelp
 		}
-		return headSaysChanged
+		return headNoHelp
 	case status == http.StatusGone || status == http.StatusTooManyRequests || status >= 500:
 		// Answers a GET would get too: do not ask twice.
 		res.httpFailure(resp, now)
 		return headDone
 	}
 	return headNoHelp
-}
-
-func validatorsMatch(req Request, resp *http.Response) bool {
-	etag, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	return (req.ETag != "" && etag == req.ETag) || (req.LastModified != "" && lm == req.LastModified)
 }
 
 // download sends the conditional GET and settles in res every answer
@@ -304,12 +334,19 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 	}
 	res.Requests += len(trace.hops) + 1
 	res.Status = resp.StatusCode
+	if req.Conditional() && refusesConditional(resp.StatusCode) {
+		// The validators sent back are what the server cannot take (a
+		// header too large for it, or conditional requests at all): they
+		// are dropped, and the same GET is made without them at once.
+		resp.Body.Close()
+		return c.unconditional(ctx, req, now, res)
+	}
 	body, ok := c.readAnswer(resp, req, now, res)
 	// Closing frees the host slot, which a feed the page links to on the
 	// same host will need: the body is done with before any discovery.
 	resp.Body.Close()
 	if !ok {
-		if res.Outcome == OutcomeUnchanged && req.HasValidators() {
+		if res.Outcome == OutcomeUnchanged && req.Conditional() {
 			// A 304 to the stored validators: the target has the feed.
 			res.notePermanentRedirect(req, trace)
 		}
@@ -317,11 +354,10 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 	}
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
+	if !res.Partial {
+		res.judge(req, resp.Header, hash)
+	}
 	if hash == req.BodyHash && !res.Partial {
-		if req.HasValidators() {
-			// The stored body again, in full, to a conditional GET.
-			res.IgnoresConditional = true
-		}
 		res.Outcome = OutcomeUnchanged
 		res.notePermanentRedirect(req, trace)
 		return nil
@@ -355,8 +391,8 @@ func readFeed(req Request, res *Result, b *fetchedBody) (isPage bool) {
 func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res *Result) (body []byte, ok bool) {
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
-		res.Outcome = OutcomeUnchanged
-		if req.HasValidators() {
+		res.Outcome, res.LastGet = OutcomeUnchanged, now
+		if req.Conditional() {
 			res.Answers304, res.IgnoresConditional = true, false
 		}
 		res.keepValidators(resp)
@@ -367,15 +403,13 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 		res.httpFailure(resp, now)
 		return nil, false
 	}
-	if validatorsMatch(req, resp) && req.HasValidators() {
-		res.IgnoresConditional = true
-	}
 	body, wire, err := readBody(resp, c.opts.MaxBody)
 	res.Bytes += wire
 	if err != nil {
 		res.fail(classify(err), resp.StatusCode, err)
 		return nil, false
 	}
+	res.LastGet = now
 	res.readCacheHint(resp, now)
 	res.keepValidators(resp)
 	res.Partial = resp.StatusCode == http.StatusIMUsed
@@ -432,8 +466,8 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 	}
 	feedReq := req
 	feedReq.URL = feedURL
-	sub := Result{ETag: req.ETag, LastModified: req.LastModified, BodyHash: req.BodyHash, BodyError: req.BodyError,
-		Answers304: req.Answers304, RefusesHEAD: res.RefusesHEAD, IgnoresConditional: req.IgnoresConditional}
+	sub := newResult(req)
+	sub.RefusesHEAD = res.RefusesHEAD
 	if body := c.download(ctx, feedReq, now, &sub); body != nil {
 		c.readDiscovered(ctx, feedReq, &sub, body)
 	}
@@ -483,13 +517,16 @@ func (c *Client) do(ctx context.Context, method string, req Request) (*http.Resp
 	hr.Header.Set("User-Agent", c.userAgent)
 	hr.Header.Set("Accept", AcceptFeeds)
 	hr.Header.Set("Accept-Encoding", AcceptEncoding)
-	if req.ETag != "" {
-		hr.Header["If-None-Match"] = []string{req.ETag}
+	// Only trusted validators are sent back: a server that honours them
+	// would otherwise answer 304 by one that stayed the same while the
+	// feed changed.
+	if etag := req.sentETag(); etag != "" {
+		hr.Header["If-None-Match"] = []string{etag}
 	}
-	if req.LastModified != "" {
-		hr.Header["If-Modified-Since"] = []string{req.LastModified}
+	if lm := req.sentLastModified(); lm != "" {
+		hr.Header["If-Modified-Since"] = []string{lm}
 	}
-	if req.HasValidators() {
+	if req.Conditional() {
 		hr.Header.Set("A-IM", "feed")
 	}
 	resp, err := c.http.Do(hr)
@@ -500,13 +537,23 @@ func (c *Client) do(ctx context.Context, method string, req Request) (*http.Resp
 const AcceptFeeds = "application/atom+xml, application/rss+xml, application/feed+json, " +
 	"application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.5, */*;q=0.1"
 
+// keepValidators keeps the answer's validators, exactly as received; one
+// over MaxValidator is not kept (nor the stored one of its kind, which the
+// answer says is stale).
 func (res *Result) keepValidators(resp *http.Response) {
 	if v, ok := resp.Header["Etag"]; ok && len(v) > 0 && v[0] != "" {
-		res.ETag = v[0]
+		res.ETag = keptValidator(v[0])
 	}
 	if v, ok := resp.Header["Last-Modified"]; ok && len(v) > 0 && v[0] != "" {
-		res.LastModified = v[0]
+		res.LastModified = keptValidator(v[0])
 	}
+}
+
+func keptValidator(v string) string {
+	if len(v) > MaxValidator {
+		return ""
+	}
+	return v
 }
 
 // notePermanentRedirect records where a 301/308 chain led, once its target

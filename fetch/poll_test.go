@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"feeddigest/domain"
 )
 
 var testNow = time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
@@ -162,12 +164,19 @@ func TestHeadThenGet(t *testing.T) {
 				t.Error("ignoring conditional GETs not learned from a 200 with the stored ETag")
 			}
 		}},
-		{"the stored body in full to a conditional GET: learned", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("ETag", fmt.Sprintf(`"%d"`, counter.Add(1)))
+		{"the stored body in full, without validators, to a conditional GET: learned", func(w http.ResponseWriter, r *http.Request) {
 			w.Write(body)
 		}, Request{ETag: `"0"`, BodyHash: hash}, Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
 			if !r.IgnoresConditional {
 				t.Error("ignoring conditional GETs not learned from the stored body hash")
+			}
+		}},
+		{"the stored body with a new ETag: the 200 was right, nothing learned", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", fmt.Sprintf(`"%d"`, counter.Add(1)))
+			w.Write(body)
+		}, Request{ETag: `"0"`, BodyHash: hash}, Options{}, "GET", OutcomeUnchanged, func(t *testing.T, r Result) {
+			if r.IgnoresConditional || r.Distrust != (domain.Distrust{}) {
+				t.Errorf("learned ignoring %v, distrust %+v from validators that changed", r.IgnoresConditional, r.Distrust)
 			}
 		}},
 		{"ignoring known: HEAD 304 ends the poll", conditionalFeed(body, etag, lm), Request{ETag: etag, IgnoresConditional: true},
@@ -221,6 +230,9 @@ func TestHeadThenGet(t *testing.T) {
 			Options{HeadAlways: true}, "HEAD,GET", OutcomeFresh, nil},
 		{"head always, even when 304s are known", conditionalFeed(body, etag, lm), Request{ETag: etag, Answers304: true},
 			Options{HeadAlways: true}, "HEAD", OutcomeUnchanged, nil},
+		{"head always: a week after the last GET, HEAD then GET", conditionalFeed(body, etag, lm),
+			Request{ETag: etag, Answers304: true, LastGet: testNow.Add(-ConfirmEvery)},
+			Options{HeadAlways: true}, "HEAD,GET", OutcomeUnchanged, nil},
 		{"head always, changed feed", conditionalFeed(body, `"v2"`, lm), Request{ETag: etag, Answers304: true},
 			Options{HeadAlways: true}, "HEAD,GET", OutcomeFresh, nil},
 	}
@@ -228,6 +240,9 @@ func TestHeadThenGet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec, ts := serve(t, tt.handler)
 			tt.req.URL = ts.URL
+			if tt.req.LastGet.IsZero() {
+				tt.req.LastGet = testNow.Add(-24 * time.Hour) // a GET yesterday
+			}
 			res := testClient(tt.opts).Poll(context.Background(), tt.req, testNow)
 			if got := rec.methods(); got != tt.wantMethods {
 				t.Errorf("requests %s, want %s", got, tt.wantMethods)

@@ -95,7 +95,7 @@ func feedRecords(t *testing.T, cfg *config.Config) []string {
 	var out []string
 	for _, f := range feeds {
 		f.LastPoll, f.LastSuccess, f.NextPoll, f.FirstError = f.LastPoll.UTC(), f.LastSuccess.UTC(), f.NextPoll.UTC(), f.FirstError.UTC()
-		f.ProblemAt, f.ProblemSince, f.NextExtraPoll = f.ProblemAt.UTC(), f.ProblemSince.UTC(), f.NextExtraPoll.UTC()
+		f.ProblemAt, f.ProblemSince, f.NextExtraPoll, f.LastGet = f.ProblemAt.UTC(), f.ProblemSince.UTC(), f.NextExtraPoll.UTC(), f.LastGet.UTC()
 		out = append(out, fmt.Sprintf("%+v", f))
 	}
 	return out

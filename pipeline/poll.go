@@ -273,7 +273,7 @@ func pollRequest(f domain.Feed) fetch.Request {
 	return fetch.Request{
 		URL: f.PollURL(), ETag: f.ETag, LastModified: f.LastModified, BodyHash: f.BodyHash,
 		BodyError: f.BodyError, TTL: f.TTL, Answers304: f.Answers304, RefusesHEAD: f.RefusesHEAD,
-		IgnoresConditional: f.IgnoresConditional,
+		IgnoresConditional: f.IgnoresConditional, Distrust: f.Distrust, LastGet: f.LastGet,
 	}
 }
 
@@ -387,6 +387,13 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 	now := p.opts.Now
 	f.LastStatus = res.Status
 	f.Answers304, f.RefusesHEAD, f.IgnoresConditional = res.Answers304, res.RefusesHEAD, res.IgnoresConditional
+	// What a poll showed of the validators only adds up, and the time of
+	// the last GET only moves on: a result made without a poll (a run
+	// that died in it) says nothing of either.
+	f.Distrust = f.Distrust.Or(res.Distrust)
+	if res.LastGet.After(f.LastGet) {
+		f.LastGet = res.LastGet
+	}
 	outcome := schedule.Outcome{Class: classOf(res), Status: res.Status, RetryAfter: res.RetryAfter,
 		Hint: res.Hint, HintSource: res.HintSource, FirstPoll: firstPoll}
 	if res.Err == nil {
@@ -398,6 +405,11 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 		p.notePermanentRedirect(&f, res)
 	} else {
 		f.LastError = PollErrorText(res.Err)
+	}
+	if res.ValidatorsDropped {
+		// A conditional request was refused for its validators: they are
+		// forgotten, whatever the poll's outcome.
+		f.ETag, f.LastModified = res.ETag, res.LastModified
 	}
 	if res.BodyError != "" {
 		// A body that is not a usable feed: its validators and hash are

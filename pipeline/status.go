@@ -212,10 +212,66 @@ func buildFeedRows(feeds []domain.Feed, subs map[string][]string, counts map[str
 		rows = append(rows, render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
 			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
+			Reason: reason(f, now), Server: serverNote(f), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
 	return rows
+}
+
+// serverNote says in plain words what polling has taught about a feed's
+// server, so that a publisher or a reader sees why it is polled the way it
+// is: whether it answers conditional requests (304), ignores them or
+// refuses them; which validator is trusted (the ETag before
+// Last-Modified, as HTTP does), and which one stayed the same while the
+// feed changed; whether a HEAD comes first. "" before the first poll.
+func serverNote(f domain.Feed) string {
+	if f.LastPoll.IsZero() {
+		return ""
+	}
+	var parts []string
+	switch {
+	case f.Distrust.Conditional:
+		return "refuses conditional requests (400, 413 or 431): every poll downloads the feed"
+	case f.Answers304:
+		parts = append(parts, "answers 304")
+	case f.IgnoresConditional:
+		parts = append(parts, "ignores conditional requests")
+	}
+	var lied []string
+	if f.Distrust.ETag {
+		lied = append(lied, "ETag")
+	}
+	if f.Distrust.LastModified {
+		lied = append(lied, "Last-Modified")
+	}
+	because := ""
+	if len(lied) > 0 {
+		because = "its " + strings.Join(lied, " and ") + " stayed the same while the feed changed"
+	}
+	trusted := ""
+	switch {
+	case f.ETag != "" && !f.Distrust.ETag:
+		trusted = "ETag"
+	case f.LastModified != "" && !f.Distrust.LastModified:
+		trusted = "Last-Modified"
+	}
+	switch {
+	case trusted != "" && because != "":
+		parts = append(parts, "trusts "+trusted+" ("+because+")")
+	case trusted != "":
+		parts = append(parts, "trusts "+trusted)
+	case because != "":
+		parts = append(parts, "trusts no validator ("+because+"): every poll downloads the feed")
+	default:
+		parts = append(parts, "sends no ETag or Last-Modified: every poll downloads the feed")
+	}
+	switch {
+	case f.RefusesHEAD:
+		parts = append(parts, "HEAD refused or no help")
+	case f.IgnoresConditional && trusted != "":
+		parts = append(parts, "HEAD first, a GET at least weekly")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // reason says why the next poll waits, or what the user should know.
@@ -265,10 +321,10 @@ func WriteMailStatus(w io.Writer, rows []render.MailStatus, now time.Time) error
 // that is not after now reads "due".
 func WriteStatusTable(w io.Writer, rows []render.FeedStatus, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FEED\tSTATE\tLAST POLL\tSTATUS\tNEXT POLL\tERRORS\tWHY")
+	fmt.Fprintln(tw, "FEED\tSTATE\tLAST POLL\tSTATUS\tNEXT POLL\tERRORS\tWHY\tSERVER")
 	for _, r := range rows {
 		c := statusCells(r, now)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", c.feed, r.State, c.lastPoll, c.status, c.nextPoll, r.ErrorCount, c.why)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.feed, r.State, c.lastPoll, c.status, c.nextPoll, r.ErrorCount, c.why, r.Server)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -283,11 +339,12 @@ func WriteStatusMarkdown(w io.Writer, rows []render.FeedStatus, now time.Time) e
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Feeds\n\n%s\n", mdEscape(render.StatusSummary(rows)))
 	if len(rows) > 0 {
-		b.WriteString("\n| Feed | State | Last poll | Status | Next poll | Errors | Why |\n| --- | --- | --- | --- | --- | ---: | --- |\n")
+		b.WriteString("\n| Feed | State | Last poll | Status | Next poll | Errors | Why | Server |\n| --- | --- | --- | --- | --- | ---: | --- | --- |\n")
 		for _, r := range rows {
 			c := statusCells(r, now)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s |\n",
-				mdEscape(c.feed), mdEscape(string(r.State)), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s |\n",
+				mdEscape(c.feed), mdEscape(string(r.State)), c.lastPoll, c.status, c.nextPoll, r.ErrorCount, mdEscape(c.why),
+				mdEscape(r.Server))
 		}
 		b.WriteString("\nTimes are in UTC.\n")
 	}

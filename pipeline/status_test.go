@@ -107,7 +107,7 @@ func TestStatusMarkdownIsATable(t *testing.T) {
 	now := at("2026-11-22T12:00:00Z")
 	rows := []render.FeedStatus{
 		{URL: "https://a.example/x|y", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"),
-			ErrorCount: 2, LastStatus: 500, LastError: "HTTP 500 <b>boom</b> | *bold*"},
+			ErrorCount: 2, LastStatus: 500, LastError: "HTTP 500 <b>boom</b> | *bold*", Server: "answers 304; trusts ETag"},
 	}
 	var buf bytes.Buffer
 	if err := WriteStatusMarkdown(&buf, rows, now); err != nil {
@@ -116,15 +116,15 @@ func TestStatusMarkdownIsATable(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"### Feeds\n", "1 feed: 1 failing.",
-		"| Feed | State | Last poll | Status | Next poll | Errors | Why |\n| --- |",
-		`| https://a.example/x\|y | failing | 2026-11-22 08:00Z | 500 | due | 2 | HTTP 500 \<b\>boom\</b\> \| \*bold\* |`,
+		"| Feed | State | Last poll | Status | Next poll | Errors | Why | Server |\n| --- |",
+		`| https://a.example/x\|y | failing | 2026-11-22 08:00Z | 500 | due | 2 | HTTP 500 \<b\>boom\</b\> \| \*bold\* | answers 304; trusts ETag |`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
 	for l := range strings.Lines(out) {
-		if strings.HasPrefix(l, "| https") && strings.Count(l, "|")-strings.Count(l, `\|`) != 8 {
+		if strings.HasPrefix(l, "| https") && strings.Count(l, "|")-strings.Count(l, `\|`) != 9 {
 			t.Errorf("a cell's text breaks the row: %q", l)
 		}
 	}

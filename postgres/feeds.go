@@ -20,7 +20,7 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
 	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
 	overflow_gap_seconds, next_extra_poll, polls, body_error, repaired, problem, problem_at,
-	problem_since, language`
+	problem_since, language, etag_untrusted, last_modified_untrusted, refuses_conditional, last_get`
 
 // scanFeed reads the feedColumns of a row, then any extra columns.
 func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {
@@ -31,7 +31,8 @@ func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {
 		timeOf{&f.NextPoll}, &f.Reason, &f.ErrorCount, timeOf{&f.FirstError}, &f.RetryPending, timeOf{&f.GoneAt},
 		timeOf{&f.DeadAt}, timeOf{&f.MovedAt}, &f.MovedFrom, timeOf{&f.OriginFlagAt}, &f.Answers304, &f.RefusesHEAD,
 		&f.IgnoresConditional, &ttl, &gap, timeOf{&f.NextExtraPoll}, &f.Polls, &f.BodyError, &f.Repaired,
-		&f.Problem, timeOf{&f.ProblemAt}, timeOf{&f.ProblemSince}, &f.Language}
+		&f.Problem, timeOf{&f.ProblemAt}, timeOf{&f.ProblemSince}, &f.Language, &f.Distrust.ETag,
+		&f.Distrust.LastModified, &f.Distrust.Conditional, timeOf{&f.LastGet}}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}

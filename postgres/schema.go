@@ -217,6 +217,21 @@ var migrations = []string{
 	`ALTER TABLE entries ADD COLUMN overflow boolean NOT NULL DEFAULT false;
 	CREATE INDEX entries_by_feed_link ON entries (feed_id, link);
 	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow;`,
+	// 8 (SQLite's 14): which validators of a feed's server are trusted:
+	// one that stayed the same while the body changed never is again, nor
+	// are any sent to a server that refused a conditional request
+	// (domain.Distrust); and when a GET last had an answer (at least one a
+	// week). Ignoring conditional GETs was learned from a false sign
+	// before (a validator came back, though the body changed): it is
+	// learned again. A validator over 1 KB is no longer kept (it exceeds
+	// servers' header limits when sent back).
+	`ALTER TABLE feeds ADD COLUMN etag_untrusted boolean NOT NULL DEFAULT false,
+		ADD COLUMN last_modified_untrusted boolean NOT NULL DEFAULT false,
+		ADD COLUMN refuses_conditional boolean NOT NULL DEFAULT false,
+		ADD COLUMN last_get timestamptz;
+	UPDATE feeds SET ignores_conditional = false WHERE ignores_conditional;
+	UPDATE feeds SET etag = '' WHERE octet_length(etag) > 1024;
+	UPDATE feeds SET last_modified = '' WHERE octet_length(last_modified) > 1024;`,
 }
 
 // schemaVersion is the version a migrated database has.

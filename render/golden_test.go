@@ -61,13 +61,14 @@ func sampleStatus() []FeedStatus {
 		{
 			URL: "https://blog.example.org/feed.xml", Title: "Example Blog",
 			LastPoll: utc("2020-11-22T00:01:00Z"), LastStatus: 304,
-			NextPoll: utc("2020-11-22T01:00:00Z"), Reason: "max-age hint",
+			NextPoll: utc("2020-11-22T01:00:00Z"), Reason: "max-age hint", Server: "answers 304; trusts ETag",
 			State: "ok", Subscribers: []string{"ada", "bob"}, Entries: 12,
 		},
 		{
 			URL: "https://moving.example.com/rss", EffectiveURL: "https://moving.example.com/feed.xml",
 			Title: "Moving Blog", LastPoll: utc("2020-11-22T00:02:00Z"), LastStatus: 200,
-			State: "moved", Subscribers: []string{"ada"},
+			Server: "ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+			State:  "moved", Subscribers: []string{"ada"},
 		},
 		{
 			URL: "https://flaky.example.net/atom", Title: "Flaky <i>news</i>",

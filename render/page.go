@@ -228,6 +228,7 @@ type statusRow struct {
 	Subscribers              []string
 	LastPoll, NextPoll       timeView
 	LastStatus, LastError    string
+	Server                   string
 	Reason                   string
 	State                    domain.FeedState
 	ErrorCount, Entries      int
@@ -361,7 +362,7 @@ func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 		Subscribers: f.Subscribers,
 		LastPoll:    showTime(f.LastPoll, time.UTC, statusLayout),
 		NextPoll:    showTime(f.NextPoll, time.UTC, statusLayout),
-		LastError:   f.LastError, Reason: f.Reason,
+		LastError:   f.LastError, Reason: f.Reason, Server: f.Server,
 		State: f.State, ErrorCount: f.ErrorCount, Entries: f.Entries,
 		LastStatus: "none",
 	}

@@ -35,6 +35,11 @@ func appendStatusRow(b []byte, r statusRow) []byte {
 	b = appendWhen(b, r.LastPoll)
 	b = append(b, "</td>\n<td data-label=\"Last status\">"...)
 	b = appendEscaped(b, r.LastStatus)
+	if r.Server != "" {
+		b = append(b, "<br><span class=\"m\">"...)
+		b = appendEscaped(b, r.Server)
+		b = append(b, "</span>"...)
+	}
 	b = append(b, "</td>\n<td data-label=\"Last error\" class=\"x\">"...)
 	b = appendEscaped(b, r.LastError)
 	b = append(b, "</td>\n<td data-label=\"Next poll\">"...)

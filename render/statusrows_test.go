@@ -18,7 +18,7 @@ func FuzzStatusRow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, url, effective, title, user, lastError, reason, state, iso, label string, errors, entries int) {
 		r := statusRow{URL: url, EffectiveURL: effective, Title: title, Subscribers: []string{user, user + "2"},
 			LastPoll: timeView{ISO: iso, Label: label}, NextPoll: timeView{Label: label}, LastStatus: reason,
-			LastError: lastError, Reason: reason, State: domain.FeedState(state), ErrorCount: errors, Entries: entries}
+			LastError: lastError, Reason: reason, Server: title + reason, State: domain.FeedState(state), ErrorCount: errors, Entries: entries}
 		var want bytes.Buffer
 		if err := pageTemplates.ExecuteTemplate(&want, "status-rows", []statusRow{r}); err != nil {
 			t.Fatal(err)

@@ -110,7 +110,10 @@ type FeedStatus struct {
 	NextPoll     time.Time // zero: as soon as a subscriber is due
 	ErrorCount   int
 	Reason       string // why the next poll waits: "penalty (404)", "Retry-After", "max-age hint", ...
-	State        domain.FeedState
-	Subscribers  []string
-	Entries      int
+	// Server is what polling has taught about the feed's server, in plain
+	// words ("answers 304; trusts ETag"): why it is polled the way it is.
+	Server      string
+	State       domain.FeedState
+	Subscribers []string
+	Entries     int
 }

@@ -17,19 +17,20 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
 	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
 	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap, next_extra_poll, polls, body_error, repaired, problem, problem_at, problem_since, language`
+	overflow_gap, next_extra_poll, polls, body_error, repaired, problem, problem_at, problem_since, language,
+	etag_untrusted, last_modified_untrusted, refuses_conditional, last_get`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanFeed(row scanner) (domain.Feed, error) {
 	var f domain.Feed
-	var lastPoll, lastSuccess, nextPoll, firstError, goneAt, deadAt, movedAt, originAt, ttl, gap, nextExtra, problemAt, problemSince int64
-	var retry, a304, refHead, ignCond int
+	var lastPoll, lastSuccess, nextPoll, firstError, goneAt, deadAt, movedAt, originAt, ttl, gap, nextExtra, problemAt, problemSince, lastGet int64
+	var retry, a304, refHead, ignCond, noETag, noLM, noCond int
 	err := row.Scan(&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
 		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
 		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired,
-		&f.Problem, &problemAt, &problemSince, &f.Language)
+		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet)
 	if err != nil {
 		return f, err
 	}
@@ -38,6 +39,8 @@ func scanFeed(row scanner) (domain.Feed, error) {
 	f.OriginFlagAt, f.NextExtraPoll = fromUnix(originAt), fromUnix(nextExtra)
 	f.ProblemAt, f.ProblemSince = fromUnix(problemAt), fromUnix(problemSince)
 	f.RetryPending, f.Answers304, f.RefusesHEAD, f.IgnoresConditional = retry != 0, a304 != 0, refHead != 0, ignCond != 0
+	f.Distrust = domain.Distrust{ETag: noETag != 0, LastModified: noLM != 0, Conditional: noCond != 0}
+	f.LastGet = fromUnix(lastGet)
 	f.TTL, f.OverflowGap = time.Duration(ttl)*time.Second, time.Duration(gap)*time.Second
 	return f, nil
 }

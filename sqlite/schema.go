@@ -179,6 +179,21 @@ var migrations = []string{
 	`ALTER TABLE entries ADD COLUMN overflow INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX entries_by_feed_link ON entries (feed_id, link);
 	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow = 1;`,
+	// 14: which validators of a feed's server are trusted: one that stayed
+	// the same while the body changed never is again, nor are any sent to
+	// a server that refused a conditional request (domain.Distrust); and
+	// when a GET last had an answer (at least one a week). Ignoring
+	// conditional GETs was learned from a false sign before (a validator
+	// came back, though the body changed): it is learned again. A
+	// validator over 1 KB is no longer kept (it exceeds servers' header
+	// limits when sent back).
+	`ALTER TABLE feeds ADD COLUMN etag_untrusted INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN last_modified_untrusted INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN refuses_conditional INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN last_get INTEGER NOT NULL DEFAULT 0;
+	UPDATE feeds SET ignores_conditional = 0;
+	UPDATE feeds SET etag = '' WHERE length(CAST(etag AS BLOB)) > 1024;
+	UPDATE feeds SET last_modified = '' WHERE length(CAST(last_modified AS BLOB)) > 1024;`,
 }
 
 // schemaVersion is the version a migrated file has.

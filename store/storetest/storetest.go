@@ -123,7 +123,7 @@ func savePoll(s store.Store, f domain.Feed, entries []domain.Entry, now time.Tim
 // inUTC is f with its times in UTC, to compare with ==.
 func inUTC(f domain.Feed) domain.Feed {
 	for _, t := range []*time.Time{&f.LastSuccess, &f.LastPoll, &f.NextPoll, &f.FirstError, &f.GoneAt, &f.DeadAt,
-		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt, &f.ProblemAt, &f.ProblemSince} {
+		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt, &f.ProblemAt, &f.ProblemSince, &f.LastGet} {
 		*t = t.UTC()
 	}
 	return f
@@ -174,6 +174,7 @@ func testFeedRecordsReadBackAsWritten(t *testing.T, newStore NewStore) {
 			RetryPending: true, GoneAt: at(5), DeadAt: at(6), OverflowGap: 2 * time.Hour, NextExtraPoll: at(7)},
 		MovedAt: at(8), MovedFrom: "https://a.example/old", OriginFlagAt: at(9),
 		Answers304: true, RefusesHEAD: true, IgnoresConditional: true, TTL: 90 * time.Minute, Polls: 7,
+		Distrust: domain.Distrust{ETag: true, Conditional: true}, LastGet: at(12),
 	}
 	if _, err := savePoll(s, want, nil, at(2)); err != nil {
 		t.Fatal(err)
