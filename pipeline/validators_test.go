@@ -12,18 +12,18 @@ import (
 	"time"
 )
 
-// publisher is a feed server with the validator habits of a real one,
+// habitServer is a feed server with the validator habits of a real one,
 // good or bad: how its ETag and Last-Modified are made, whether it
 // answers 304, whether it refuses conditional requests, and a limit on
 // request headers. It publishes on the days a test says and records what
 // each day's poll sent.
-type publisher struct {
+type habitServer struct {
 	mu      sync.Mutex
 	day     int
 	items   []string // entry ids, oldest first
 	changed int      // the day the body last changed
 
-	etag, lastModified func(p *publisher) string // "": none
+	etag, lastModified func(p *habitServer) string // "": none
 	honours            bool                      // 304 when the validators sent match
 	refuse             int                       // this status to any conditional request, 0: none
 	headerLimit        int                       // 431 to request headers over this many bytes, 0: none
@@ -34,7 +34,7 @@ type publisher struct {
 
 const window = 10 // entries in a body
 
-func (p *publisher) body() string {
+func (p *habitServer) body() string {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>Server habits</title>`)
 	items := p.items[max(0, len(p.items)-window):]
@@ -45,20 +45,20 @@ func (p *publisher) body() string {
 	return b.String()
 }
 
-func (p *publisher) publish(id string) {
+func (p *habitServer) publish(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.items = append(p.items, id)
 	p.changed = p.day
 }
 
-func (p *publisher) setDay(d int) {
+func (p *habitServer) setDay(d int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.day = d
 }
 
-func (p *publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *habitServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	inm, ims := r.Header.Get("If-None-Match"), r.Header.Get("If-Modified-Since")
@@ -96,20 +96,20 @@ func (p *publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // The habits of validators.
 var (
-	etagOfBody = func(p *publisher) string { return fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(p.body())))[:18] + `"` }
-	fixedETag  = func(*publisher) string { return `"static"` }
-	dailyETag  = func(p *publisher) string { return fmt.Sprintf(`"day-%d"`, p.day) }
-	hugeETag   = func(p *publisher) string { return etagOfBody(p)[:17] + strings.Repeat("x", 12<<10) + `"` }
-	lmOfChange = func(p *publisher) string { return dayTime(p.changed).Format(http.TimeFormat) }
-	fixedLM    = func(*publisher) string { return "Sun, 01 Nov 2026 08:00:00 GMT" } // a template's mtime
-	dailyLM    = func(p *publisher) string { return dayTime(p.day).Format(http.TimeFormat) }
+	etagOfBody = func(p *habitServer) string { return fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(p.body())))[:18] + `"` }
+	fixedETag  = func(*habitServer) string { return `"static"` }
+	dailyETag  = func(p *habitServer) string { return fmt.Sprintf(`"day-%d"`, p.day) }
+	hugeETag   = func(p *habitServer) string { return etagOfBody(p)[:17] + strings.Repeat("x", 12<<10) + `"` }
+	lmOfChange = func(p *habitServer) string { return dayTime(p.changed).Format(http.TimeFormat) }
+	fixedLM    = func(*habitServer) string { return "Sun, 01 Nov 2026 08:00:00 GMT" } // a template's mtime
+	dailyLM    = func(p *habitServer) string { return dayTime(p.day).Format(http.TimeFormat) }
 )
 
 // frozenAfter is the ETag of the body until day last, then the one it
 // had that day: a cache that stops noticing changes.
-func frozenAfter(last int) func(p *publisher) string {
+func frozenAfter(last int) func(p *habitServer) string {
 	var frozen string
-	return func(p *publisher) string {
+	return func(p *habitServer) string {
 		if p.day <= last {
 			frozen = etagOfBody(p)
 		}
@@ -142,13 +142,13 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		pub    *publisher
+		pub    *habitServer
 		want   []string // each day's methods
 		server string   // what status says of the server
 		check  func(t *testing.T, day int, sent []string)
 	}{
 		{"(a) a fixed Last-Modified and a changing ETag, conditional requests ignored",
-			&publisher{etag: etagOfBody, lastModified: fixedLM}, headFirst,
+			&habitServer{etag: etagOfBody, lastModified: fixedLM}, headFirst,
 			"ignores conditional requests; trusts ETag (its Last-Modified stayed the same while the feed changed); HEAD first, a GET at least weekly",
 			func(t *testing.T, day int, sent []string) {
 				if day > 1 && strings.Contains(strings.Join(sent, ","), "IMS=\"Sun") {
@@ -156,7 +156,7 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}
 			}},
 		{"(b) a static ETag and a changing Last-Modified, conditional requests ignored",
-			&publisher{etag: fixedETag, lastModified: lmOfChange}, headFirst,
+			&habitServer{etag: fixedETag, lastModified: lmOfChange}, headFirst,
 			"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
 			func(t *testing.T, day int, sent []string) {
 				if day > 1 && !strings.Contains(strings.Join(sent, ","), "INM=0") {
@@ -164,11 +164,11 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}
 			}},
 		{"a trusted ETag that sticks while on HEADs: the weekly GET finds the entry and distrusts it",
-			&publisher{etag: frozenAfter(5), lastModified: lmOfChange, also: 7}, headFirst,
+			&habitServer{etag: frozenAfter(5), lastModified: lmOfChange, also: 7}, headFirst,
 			"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
 			nil},
 		{"(c) both validators fixed forever while the body changes",
-			&publisher{etag: fixedETag, lastModified: fixedLM}, gets(),
+			&habitServer{etag: fixedETag, lastModified: fixedLM}, gets(),
 			"trusts no validator (its ETag and Last-Modified stayed the same while the feed changed): every poll downloads the feed",
 			func(t *testing.T, day int, sent []string) {
 				if day > 1 && sent[0] != `GET(INM=0 IMS="")` {
@@ -176,23 +176,23 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}
 			}},
 		{"(d) validators that change every day without the body",
-			&publisher{etag: dailyETag, lastModified: dailyLM, honours: true}, gets(),
+			&habitServer{etag: dailyETag, lastModified: dailyLM, honours: true}, gets(),
 			"trusts ETag", nil},
 		{"(e) a server that answers 304",
-			&publisher{etag: etagOfBody, lastModified: lmOfChange, honours: true}, gets(),
+			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true}, gets(),
 			"answers 304; trusts ETag", nil},
 		{"(f) a 12 KB ETag behind a server refusing request headers over 8 KB",
-			&publisher{etag: hugeETag, lastModified: lmOfChange, honours: true, headerLimit: 8 << 10}, gets(),
+			&habitServer{etag: hugeETag, lastModified: lmOfChange, honours: true, headerLimit: 8 << 10}, gets(),
 			"answers 304; trusts Last-Modified", func(t *testing.T, day int, sent []string) {
 				if !strings.HasPrefix(sent[0], "GET(INM=0 ") {
 					t.Errorf("day %d: the 12 KB ETag was sent back: %.60s", day, sent)
 				}
 			}},
 		{"(g) 400 to conditional requests",
-			&publisher{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusBadRequest}, gets("GET", "GET,GET"),
+			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusBadRequest}, gets("GET", "GET,GET"),
 			"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
 		{"(g) 413 to conditional requests",
-			&publisher{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusRequestEntityTooLarge}, gets("GET", "GET,GET"),
+			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusRequestEntityTooLarge}, gets("GET", "GET,GET"),
 			"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
 	}
 	for _, tt := range tests {
