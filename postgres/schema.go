@@ -208,6 +208,9 @@ var migrations = []string{
 		ADD COLUMN shown_links text[] NOT NULL DEFAULT '{}',
 		ADD COLUMN shown_whole boolean NOT NULL DEFAULT false;
 	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
+	// 7 (SQLite's 13): how many reads of a feed in a row a poll mark has
+	// seen cut short (see store.Attempt.Reads).
+	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -171,6 +171,11 @@ var migrations = []string{
 	ALTER TABLE entry_texts ADD COLUMN shown_title TEXT NOT NULL DEFAULT '';
 	ALTER TABLE entry_texts ADD COLUMN shown_z BLOB;
 	CREATE INDEX entry_texts_by_rules ON entry_texts (fragment_rules);`,
+	// 13: how many reads of a feed in a row a poll mark has seen cut
+	// short (see store.Attempt.Reads): a poll a dead run left unfinished
+	// is read again, and only a second cut short in a row is the feed's
+	// fault.
+	`ALTER TABLE poll_attempts ADD COLUMN reads INTEGER NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated file has.
