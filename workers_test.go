@@ -32,7 +32,12 @@ type loopbackFarm struct {
 	posts    map[string][]string       // feed URL -> entry ids, oldest first
 	dated    map[string]string         // entry id -> its date, the pass it was posted in
 	delay    time.Duration
-	hosts    []string // base URLs, http://127.0.x.y:port
+	// padding, when set, is how many paragraphs of text each entry's
+	// description has beyond its first: a heavier body takes longer to
+	// parse and sanitise, with its poll's mark committed (see
+	// store.Store.BeginAttempt).
+	padding int
+	hosts   []string // base URLs, http://127.0.x.y:port
 	servers  []*http.Server
 }
 
@@ -89,7 +94,7 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, id := range ids {
 		dates[i] = f.dated[id]
 	}
-	delay := f.delay
+	delay, padding := f.delay, f.padding
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
@@ -110,7 +115,11 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
 	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s</description>`, ids[i])
+		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s`, ids[i])
+		for p := range padding {
+			fmt.Fprintf(&b, `&lt;p&gt;Paragraph %d of %s, &lt;em&gt;with some&lt;/em&gt; &lt;a href="https://site.example/%s/%d"&gt;markup&lt;/a&gt; to sanitise, and words enough to make an excerpt of it all.&lt;/p&gt;`, p, ids[i], ids[i], p)
+		}
+		b.WriteString(`</description>`)
 		if when, err := time.Parse(time.RFC3339, dates[i]); err == nil {
 			fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, when.Format(time.RFC1123Z))
 		}
