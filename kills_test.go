@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,4 +247,68 @@ func suspectLine(line string, suspects []string) bool {
 		}
 	}
 	return false
+}
+
+// A feed that kills the process every time its body is read (a test
+// build's, see pipeline/killfeed.go) stops at most two runs: the first,
+// which read it among the others, and the second, which read it again
+// alone after saving every other feed. The third takes it for the cause:
+// it waits out a penalty, named in its users' digests, and every other
+// feed is delivered.
+func TestFeedThatKillsEveryRunStopsAtMostTwo(t *testing.T) {
+	w := newHostileWorld(t, "", map[string]http.HandlerFunc{"/killer": serveBody(goodFeed("killer"))})
+	bin, err := buildKillFeedBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.bin = bin
+	run := func(now string) (string, bool, error) {
+		cmd := w.command(now)
+		cmd.Env = append(cmd.Env, "FEEDDIGEST_TEST_KILL_FEED=/killer")
+		out, err := cmd.CombinedOutput()
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		return string(out), ws.Signaled(), err
+	}
+	deaths := 0
+	for i, now := range []string{"2026-11-22T00:05:00Z", "2026-11-22T00:06:00Z", "2026-11-22T00:07:00Z"} {
+		out, killed, err := run(now)
+		if killed {
+			deaths++
+			if i == 2 {
+				t.Fatalf("the third run died too:\n%s", out)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("run at %s: %v\n%s", now, err, out)
+		}
+	}
+	if deaths != 2 {
+		t.Errorf("%d runs died, want 2 (the killer read with the others, then alone)", deaths)
+	}
+	if n := w.requested("/killer"); n != 2 {
+		t.Errorf("the killer was requested %d times, want 2", n)
+	}
+	w.checkDigests(t, "2026-11-22")
+	page, _ := os.ReadFile(filepath.Join(w.site, "ada", "2026-11-22.html"))
+	if !strings.Contains(string(page), "Could not read") {
+		t.Error("ada's digest does not name the feed that killed the runs")
+	}
+	if line := w.statusOf(t, "/killer"); !strings.Contains(line, "died while reading this feed") || !strings.Contains(line, "penalty") {
+		t.Errorf("status %q, want the dead runs named and a penalty", line)
+	}
+	for _, path := range []string{"/good", "/other"} {
+		if line := w.statusOf(t, path); strings.Contains(line, "died") || strings.Contains(line, "penalty") {
+			t.Errorf("%s blamed: %q", path, line)
+		}
+	}
+	// While its penalty lasts, the hourly runs complete without it.
+	for _, now := range []string{"2026-11-22T01:05:00Z", "2026-11-22T02:05:00Z"} {
+		if out, killed, err := run(now); killed || err != nil {
+			t.Fatalf("run at %s during the penalty: killed %v, %v\n%s", now, killed, err, out)
+		}
+	}
+	if n := w.requested("/killer"); n != 2 {
+		t.Errorf("the killer was requested %d times in all, want 2: read during its penalty", n)
+	}
 }

@@ -38,7 +38,7 @@ type loopbackFarm struct {
 	// store.Store.BeginAttempt).
 	padding int
 	hosts   []string // base URLs, http://127.0.x.y:port
-	servers  []*http.Server
+	servers []*http.Server
 }
 
 // newLoopbackFarm starts hosts servers; it skips the test when the
