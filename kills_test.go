@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/smtptest"
 )
 
@@ -311,4 +312,163 @@ func TestFeedThatKillsEveryRunStopsAtMostTwo(t *testing.T) {
 	if n := w.requested("/killer"); n != 2 {
 		t.Errorf("the killer was requested %d times in all, want 2: read during its penalty", n)
 	}
+}
+
+// mountSmallDisk mounts a tmpfs of size bytes at a new folder, unmounted
+// at the test's end: a real disk that fills up. It skips the test where
+// mounting is not allowed (not root, no CAP_SYS_ADMIN).
+func mountSmallDisk(t *testing.T, size int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
+		t.Skipf("cannot mount a small tmpfs for a full disk (run as root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, 0) })
+	return dir
+}
+
+// fillDisk writes a file taking all the room of the filesystem at dir but
+// leave bytes.
+func fillDisk(t *testing.T, dir string, leave int64) string {
+	t.Helper()
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(fs.Bavail) * fs.Bsize
+	path := filepath.Join(dir, "filler")
+	if err := os.WriteFile(path, make([]byte, max(0, free-leave)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// bigFeed is a feed of n entries of some kilobytes of text each that
+// compresses badly, dated the evening before 2026-11-22.
+func bigFeed(n int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	b.WriteString(`<rss version="2.0"><channel><title>big</title>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<item><guid>big-%[1]d</guid><title>Post big %[1]d</title><link>https://site.example/big-%[1]d</link>`+
+			`<pubDate>Sat, 21 Nov 2026 20:%02[2]d:00 +0000</pubDate><description>`, i, i%60)
+		for range 2000 {
+			for range 2 + rng.IntN(8) {
+				b.WriteByte(byte('a' + rng.IntN(26)))
+			}
+			b.WriteByte(' ')
+		}
+		b.WriteString(`</description></item>`)
+	}
+	b.WriteString(`</channel></rss>`)
+	return []byte(b.String())
+}
+
+// A full local disk is the machine's failure, not a feed's: the pass ends
+// with a clear error (a non-zero exit), no feed is recorded as failed or
+// penalised, then or by the next run (no "a previous run died" either),
+// and once there is room again the next run delivers everything. The
+// disk is a real one, a 3 MB tmpfs that fills up (SQLITE_FULL, "database
+// or disk is full").
+func TestFullDiskBlamesNoFeed(t *testing.T) {
+	bin := binary(t)
+	disk := mountSmallDisk(t, 3<<20)
+	var big atomic.Bool
+	srv := feedtest.Start(t)
+	for _, name := range []string{"good", "other"} {
+		srv.Handle("/"+name, serveBody(goodFeed(name)))
+	}
+	bigBody := bigFeed(40) // some 450 KB of text, more than the room left
+	srv.Handle("/big", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if big.Load() {
+			serveBody(bigBody)(rw, r)
+			return
+		}
+		serveBody([]byte(`<rss version="2.0"><channel><title>big</title></channel></rss>`))(rw, r)
+	}))
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`state = %q
+site_dir = "site"
+[fetch]
+allow_private_networks = true
+host_rate = 1000.0
+per_host = 4
+[email]
+from = "Digest <digest@example.org>"
+outbox = "outbox"
+[[users]]
+name = "ada"
+timezone = "UTC"
+feeds = [%q, %q]
+[[users]]
+name = "bob"
+timezone = "UTC"
+feeds = [%q, %q]
+`, filepath.Join(disk, "state.db"), srv.URL+"/good", srv.URL+"/big", srv.URL+"/good", srv.URL+"/other")
+	config := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(now string) (string, error) {
+		cmd := exec.Command(bin, "run", "-config", config, "-now", now)
+		cmd.Env = append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("2026-11-21T12:00:00Z"); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	big.Store(true)
+	filler := fillDisk(t, disk, 128<<10)
+	out, err := run("2026-11-22T00:05:00Z")
+	if err == nil {
+		t.Fatalf("a run on a full disk succeeded:\n%s", out)
+	}
+	if !strings.Contains(out, "full") {
+		t.Errorf("the run on a full disk does not say the disk is full:\n%s", out)
+	}
+	t.Logf("on a full disk: %s", lastLine(out))
+	blamed := func(when string) {
+		t.Helper()
+		for _, line := range strings.Split(status(t, bin, config, "2026-11-22T00:30:00Z"), "\n") {
+			if strings.Contains(line, srv.URL) && (strings.Contains(line, "penalty") || strings.Contains(line, "died") ||
+				strings.Contains(line, "full") || strings.Contains(line, "fail")) {
+				t.Errorf("%s: status blames a feed: %s", when, line)
+			}
+		}
+	}
+	blamed("after the full disk")
+	// Still full: the next run fails alike, and blames nobody either.
+	if out, err := run("2026-11-22T00:06:00Z"); err == nil {
+		t.Fatalf("a second run on a full disk succeeded:\n%s", out)
+	}
+	blamed("after the second run on a full disk")
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("2026-11-22T00:07:00Z"); err != nil {
+		t.Fatalf("the run with room again: %v\n%s", err, out)
+	}
+	blamed("with room again")
+	page, err := os.ReadFile(filepath.Join(dir, "site", "ada", "2026-11-22.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"big-0", "big-20", "big-39"} {
+		if !strings.Contains(string(page), "site.example/"+id+`"`) {
+			t.Errorf("ada's digest lacks %s", id)
+		}
+	}
+	if strings.Contains(string(page), "Could not read") {
+		t.Error("ada's digest names a feed it could not read")
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
