@@ -32,8 +32,13 @@ type loopbackFarm struct {
 	posts    map[string][]string       // feed URL -> entry ids, oldest first
 	dated    map[string]string         // entry id -> its date, the pass it was posted in
 	delay    time.Duration
-	hosts    []string // base URLs, http://127.0.x.y:port
-	servers  []*http.Server
+	// padding, when set, is how many paragraphs of text each entry's
+	// description has beyond its first: a heavier body takes longer to
+	// parse and sanitise, with its poll's mark committed (see
+	// store.Store.BeginAttempt).
+	padding int
+	hosts   []string // base URLs, http://127.0.x.y:port
+	servers []*http.Server
 }
 
 // newLoopbackFarm starts hosts servers; it skips the test when the
@@ -89,7 +94,7 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, id := range ids {
 		dates[i] = f.dated[id]
 	}
-	delay := f.delay
+	delay, padding := f.delay, f.padding
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
@@ -110,7 +115,11 @@ func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
 	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s</description>`, ids[i])
+		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s`, ids[i])
+		for p := range padding {
+			fmt.Fprintf(&b, `&lt;p&gt;Paragraph %d of %s, &lt;em&gt;with some&lt;/em&gt; &lt;a href="https://site.example/%s/%d"&gt;markup&lt;/a&gt; to sanitise, and words enough to make an excerpt of it all.&lt;/p&gt;`, p, ids[i], ids[i], p)
+		}
+		b.WriteString(`</description>`)
 		if when, err := time.Parse(time.RFC3339, dates[i]); err == nil {
 			fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, when.Format(time.RFC1123Z))
 		}
@@ -281,5 +290,63 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Error("no pass was polled by more than one worker: the workers did not share")
+	}
+}
+
+// A worker killed (SIGKILL) while reading a feed of a shared pass, its
+// mark committed: the worker that takes its host over reads that feed
+// again, after the host's other feeds, alone, and does not penalise it;
+// the digest of a user of that feed waits for the read and holds its
+// entries. (The worker is a killfeed build that kills itself at that
+// instant, see pipeline/killfeed.go: a kill from outside could not be
+// timed as surely.)
+func TestWorkerKilledReadingAFeedLeavesItToAnotherUnblamed(t *testing.T) {
+	w := newWorkerWorld(t)
+	killer, err := buildKillFeedBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var feeds []string
+	for _, host := range w.farm.hosts {
+		for i := range 3 {
+			feeds = append(feeds, fmt.Sprintf("%s/f%d", host, i))
+		}
+	}
+	target := feeds[1] // one of ada's, whose midnight the pass is
+	w.farm.startPass("2026-11-21T20:00:00Z")
+	posted := map[string]string{}
+	for i, f := range feeds {
+		id := fmt.Sprintf("e-%d", i)
+		w.farm.post(f, id)
+		posted[id] = f
+	}
+	now := time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
+	w.farm.startPass("midnight")
+	dying := w.command(now)
+	dying.Path = killer
+	dying.Args[0] = killer
+	dying.Env = append(dying.Env, "FEEDDIGEST_TEST_KILL_FEED="+target)
+	out, _ := dying.CombinedOutput()
+	if ws, ok := dying.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("the worker reading %s was not killed:\n%s", target, out)
+	}
+	if out, err := w.command(now).CombinedOutput(); err != nil {
+		t.Fatalf("the worker after: %v\n%s", err, out)
+	}
+	if n := w.farm.gets["midnight"][target]; n != 2 {
+		t.Errorf("%s asked for %d times in the pass, want 2 (read again by the other worker)", target, n)
+	}
+	checkDeliveredOnce(t, w.site, map[string][]string{"ada": w.users["ada"]}, posted, mailedTimes(t, w.mail))
+	page, err := os.ReadFile(filepath.Join(w.site, "ada", "2026-11-22.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), "Could not read") {
+		t.Error("ada's digest names a feed it could not read")
+	}
+	for _, line := range strings.Split(status(t, w.bin, w.config, now.Format(time.RFC3339)), "\n") {
+		if strings.Contains(line, "penalty") || strings.Contains(line, "died") {
+			t.Errorf("status: %s", line)
+		}
 	}
 }

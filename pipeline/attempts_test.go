@@ -53,29 +53,78 @@ func recordAndMarks(t *testing.T, statePath, url string) (domain.Feed, []store.A
 	return f, marks
 }
 
-func TestFeedOfADeadRunWaitsOutAPenalty(t *testing.T) {
+// One run that died while reading a feed proves nothing against it (a
+// kill from outside cuts short whatever was being read): the next run
+// reads it again, after the other feeds, and its entries are in that
+// day's digest; no penalty, no problem named.
+func TestFeedOfADeadRunIsReadAgainLast(t *testing.T) {
+	pub := feedtest.Start(t)
+	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
+	pub.Add("/c", entry("c-1", "2026-11-20T10:00:00Z"))
+	cfg := testConfig(t, oneUser(t, pub.URL+"/a", pub.URL+"/b", pub.URL+"/c"), "")
+	runAt(t, cfg, "2026-11-21T12:00:00Z")
+	// The next midnight's run dies while reading /b.
+	markUnfinished(t, cfg.State, pub.URL+"/b", at("2026-11-22T00:05:00Z"))
+	for _, f := range []string{"a", "b", "c"} {
+		pub.Add("/"+f, entry(f+"-2", "2026-11-21T20:00:00Z"))
+	}
+	before := len(pub.Requests())
+	sum := runAt(t, cfg, "2026-11-22T00:06:00Z")
+
+	polled := pub.Requests()[before:]
+	if len(polled) != 3 || !strings.Contains(polled[2], " /b ") {
+		t.Errorf("requests %q, want /b read again last", polled)
+	}
+	b, marks := recordAndMarks(t, cfg.State, pub.URL+"/b")
+	if b.LastError != "" || b.ErrorCount != 0 || b.Problem != "" {
+		t.Errorf("feed /b blamed: error %q (count %d), problem %q", b.LastError, b.ErrorCount, b.Problem)
+	}
+	if len(marks) != 0 {
+		t.Errorf("marks left after a completed run: %+v", marks)
+	}
+	if sum.Failed != 0 {
+		t.Errorf("summary reports failures: %+v", sum.FeedErrors)
+	}
+	page := readFile(t, cfg.SiteDir+"/ada/2026-11-22.html")
+	for _, id := range []string{"a-2", "b-2", "c-2"} {
+		if !strings.Contains(page, "site.example/"+id) {
+			t.Errorf("%s is not in that day's digest", id)
+		}
+	}
+	if strings.Contains(page, "died") {
+		t.Error("the digest names a problem")
+	}
+}
+
+// A feed whose reading was cut short twice in a row (the second time
+// read last and alone) is taken for the cause: it waits out a penalty,
+// named in the digest, while the other feeds are read.
+func TestFeedCutShortTwiceWaitsOutAPenalty(t *testing.T) {
 	pub := feedtest.Start(t)
 	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 	pub.Add("/b", entry("b-1", "2026-11-20T10:00:00Z"))
 	cfg := testConfig(t, oneUser(t, pub.URL+"/a", pub.URL+"/b"), "")
 	runAt(t, cfg, "2026-11-21T12:00:00Z")
-	// The next midnight's run dies while reading /b.
+	// The next midnight's run dies while reading /b, and the run after
+	// dies reading it again.
 	markUnfinished(t, cfg.State, pub.URL+"/b", at("2026-11-22T00:05:00Z"))
+	markUnfinished(t, cfg.State, pub.URL+"/b", at("2026-11-22T00:06:00Z"))
 	pub.Add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
 	pub.Add("/b", entry("b-2", "2026-11-21T20:00:00Z"))
 	before := len(pub.Requests())
-	sum := runAt(t, cfg, "2026-11-22T00:06:00Z")
+	sum := runAt(t, cfg, "2026-11-22T00:07:00Z")
 
 	polled := pub.Requests()[before:]
 	if slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /b ") }) {
-		t.Errorf("the feed the dead run was reading was polled at once: %v", polled)
+		t.Errorf("the feed cut short twice was polled at once: %v", polled)
 	}
 	if !slices.ContainsFunc(polled, func(r string) bool { return strings.Contains(r, " /a ") }) {
 		t.Errorf("the other feed was not polled: %v", polled)
 	}
 	b, marks := recordAndMarks(t, cfg.State, pub.URL+"/b")
 	if !strings.Contains(b.LastError, ErrRunDied.Error()) || b.ErrorCount != 1 ||
-		!b.NextPoll.After(at("2026-11-22T00:06:00Z")) || !strings.HasPrefix(b.Reason, "penalty") {
+		!b.NextPoll.After(at("2026-11-22T00:07:00Z")) || !strings.HasPrefix(b.Reason, "penalty") {
 		t.Errorf("feed /b: error %q (count %d), next poll %v (%s); want a penalty for a dead run", b.LastError, b.ErrorCount, b.NextPoll, b.Reason)
 	}
 	if len(marks) != 0 {

@@ -171,7 +171,7 @@ func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	results := make(chan polled)
 	saved := make(chan error)
 	go func() {
-		_, err := p.saveAll(ctx, results, len(feeds))
+		err := p.saveAll(ctx, results, &pollProgress{total: len(feeds)}, func() {})
 		saved <- err
 	}()
 	fresh := func(f string) fetch.Result {

@@ -19,67 +19,109 @@ import (
 // poll polls the feeds this pass owes a poll, concurrently, and stores
 // each result as it arrives (one transaction per feed), but for those
 // found unchanged that may wait (see groupable), saved saveGroupSize at a
-// time.
+// time. The feeds whose poll a dead run left unfinished are read last,
+// one at a time (see settleUnfinishedPolls).
 func (p *pass) poll(ctx context.Context) error {
-	if err := p.settleUnfinishedPolls(ctx); err != nil {
+	again, err := p.settleUnfinishedPolls(ctx)
+	if err != nil {
 		return err
 	}
 	polls, byURL, err := p.choosePolls(ctx)
 	if err != nil {
 		return err
 	}
-	p.opts.Progress(Event{Kind: EventDue, Total: len(polls)})
-	if len(polls) == 0 {
+	polls, last := readAgainLast(polls, byURL, again)
+	p.opts.Progress(Event{Kind: EventDue, Total: len(polls) + len(last)})
+	if len(polls)+len(last) == 0 {
 		return nil
 	}
 	p.noteNames(byURL)
-	p.asPolled = p.startAsPolled(ctx, polls)
-	err = p.pollAll(ctx, polls, byURL)
+	p.asPolled = p.startAsPolled(ctx, append(polls[:len(polls):len(polls)], last...))
+	err = p.pollAll(ctx, polls, last, byURL)
 	return errors.Join(err, p.asPolled.finish(ctx))
 }
 
-// pollAll polls and saves the polls chosen.
-func (p *pass) pollAll(ctx context.Context, polls []schedule.Poll, byURL map[string]*domain.Feed) error {
+// pollAll polls and saves the polls chosen, then, once every one of them
+// is saved, the polls of last one at a time, each saved before the next
+// begins.
+func (p *pass) pollAll(ctx context.Context, polls, last []schedule.Poll, byURL map[string]*domain.Feed) error {
 	if err := p.startDelay(ctx); err != nil {
 		return err
 	}
 	client := NewClient(p.cfg)
 	defer client.Close()
-	results := make(chan polled)
-	go p.fetchAll(ctx, client, polls, byURL, results)
-	done, saveErr := p.saveAll(ctx, results, len(polls))
-	if err := ctx.Err(); err != nil {
-		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", done, len(polls), err), p.dropAbandonedPolls(ctx))
+	prog := &pollProgress{total: len(polls) + len(last)}
+	saveErr := p.pollSome(ctx, client, polls, byURL, p.cfg.Fetch.Concurrency, prog)
+	for i := 0; i < len(last) && saveErr == nil && ctx.Err() == nil; i++ {
+		p.opts.Log.Info("reading again, alone, a feed a dead run was reading", "feed", redact.URL(last[i].URL))
+		saveErr = p.pollSome(ctx, client, last[i:i+1], byURL, 1, prog)
 	}
-	return saveErr
+	if err := ctx.Err(); err != nil {
+		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", prog.done, prog.total, err), p.dropAbandonedPolls(ctx))
+	}
+	if saveErr != nil {
+		// The state failed, not the feeds: the polls it could not save are
+		// due again, and no mark of theirs blames them in the next run.
+		return errors.Join(saveErr, p.dropAbandonedPolls(ctx))
+	}
+	return nil
 }
 
-// saveAll saves the results of the total polls as they arrive, and says
-// how many it saved: each on its own, or, those that may wait (see
-// groupable), saveGroupSize at a time.
-func (p *pass) saveAll(ctx context.Context, results <-chan polled, total int) (int, error) {
-	prog := &pollProgress{total: total}
+// pollSome polls, at most concurrency at a time, and saves polls. A
+// failure of the state (a save, or a poll's mark, that could not be
+// written) stops it: no more feeds are polled, none is saved, and the
+// error is returned; it is never recorded against a feed.
+func (p *pass) pollSome(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, concurrency int, prog *pollProgress) error {
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	results := make(chan polled)
+	go p.fetchAll(fctx, client, polls, byURL, concurrency, results)
+	return p.saveAll(ctx, results, prog, stop)
+}
+
+// saveAll saves polls' results as they arrive: each on its own, or, those
+// that may wait (see groupable), saveGroupSize at a time. On a failure of
+// the state it calls stop, saves nothing more, and returns the failure
+// once results is drained.
+func (p *pass) saveAll(ctx context.Context, results <-chan polled, prog *pollProgress, stop func()) error {
 	var saveErr error
 	var group []polled
 	for r := range results {
+		if r.stateErr != nil && saveErr == nil {
+			saveErr = fmt.Errorf("%s: %w", redact.URL(r.feed.URL), r.stateErr)
+			stop()
+		}
+		if saveErr != nil {
+			continue
+		}
 		if !groupable(r) {
 			ok, err := p.save(ctx, r)
-			saveErr = errors.Join(saveErr, err)
 			p.progress(prog, r, ok)
-			if err == nil {
-				p.asPolled.saved(r.feed.URL)
+			if err != nil {
+				saveErr = fmt.Errorf("save the poll of %s: %w", redact.URL(r.feed.URL), err)
+				stop()
+				continue
 			}
+			p.asPolled.saved(r.feed.URL)
 			continue
 		}
 		if group = append(group, r); len(group) == saveGroupSize {
-			saveErr = errors.Join(saveErr, p.saveGroup(ctx, group, prog))
+			if err := p.saveGroup(ctx, group, prog); err != nil {
+				saveErr = fmt.Errorf("save %d unchanged polls: %w", len(group), err)
+				stop()
+			}
 			group = group[:0]
 		}
 	}
+	if saveErr != nil {
+		return saveErr
+	}
 	// What was polled before an interruption is saved all the same, as
 	// the saves of the others were.
-	saveErr = errors.Join(saveErr, p.saveGroup(context.WithoutCancel(ctx), group, prog))
-	return prog.done, saveErr
+	if err := p.saveGroup(context.WithoutCancel(ctx), group, prog); err != nil {
+		return fmt.Errorf("save %d unchanged polls: %w", len(group), err)
+	}
+	return nil
 }
 
 // saveGroupSize is how many unchanged polls are saved in one transaction. A
@@ -200,21 +242,28 @@ type polled struct {
 	claim *store.Work
 	// marked says the poll set its attempt mark (it read a body).
 	marked bool
+	// stateErr is the failure of the state that ended the poll (its mark
+	// could not be written): the machine's, not the feed's.
+	stateErr error
 }
 
-// fetchAll polls at most Concurrency feeds at a time and hands each
+// fetchAll polls at most concurrency feeds at a time and hands each
 // result to out, in the order they finish.
-func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, out chan<- polled) {
+func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, concurrency int, out chan<- polled) {
 	defer close(out)
 	var g errgroup.Group
-	g.SetLimit(max(1, p.cfg.Fetch.Concurrency))
+	g.SetLimit(max(1, concurrency))
 	for _, job := range polls {
 		if ctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
 			f := *byURL[job.URL]
-			res, marked := p.pollFeed(ctx, client, f)
+			res, marked, stateErr := p.pollFeed(ctx, client, f)
+			if stateErr != nil {
+				out <- polled{feed: f, why: job.Why, stateErr: stateErr}
+				return nil
+			}
 			if ctx.Err() != nil {
 				// Interrupted: the feed did not fail, we stopped
 				// listening. Its record stays as it was, due again.
@@ -232,18 +281,30 @@ func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []sched
 
 // pollFeed polls one feed. A body is read only once the poll is recorded
 // (see store.Store.BeginAttempt): a run that dies reading it is known to
-// the next, which does not read it again at once. marked says whether
-// the poll was recorded so.
-func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) (res fetch.Result, marked bool) {
+// the next, which reads it again after the others, alone. marked says
+// whether the poll was recorded so; stateErr, that it could not be (the
+// state failed, not the feed: the poll is dropped, and the pass ends).
+func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed) (res fetch.Result, marked bool, stateErr error) {
 	fetched := client.Fetch(ctx, pollRequest(f), p.opts.Now)
 	if fetched.BodyWaiting() {
 		if err := p.st.BeginAttempt(ctx, f.ID, p.opts.Now); err != nil {
-			return fetched.Abandon(err), false
+			fetched.Abandon(err)
+			if ctx.Err() != nil {
+				return fetch.Result{}, false, nil // interrupted: not the state's failure either
+			}
+			return fetch.Result{}, false, err
 		}
 		marked = true
+		if testHookReading != nil {
+			testHookReading(f.URL)
+		}
 	}
-	return client.Read(ctx, fetched), marked
+	return client.Read(ctx, fetched), marked, nil
 }
+
+// testHookReading, set only in a build for tests (see killfeed.go), is
+// called as a body is about to be read.
+var testHookReading func(feedURL string)
 
 // makeFragments makes the fragments of the entries a poll read (see
 // render.MakeFragments), which are stored with them.

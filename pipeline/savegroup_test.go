@@ -68,7 +68,9 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 		results <- r
 	}
 	close(results)
-	done, err := p.saveAll(ctx, results, len(feeds))
+	prog := &pollProgress{total: len(feeds)}
+	err = p.saveAll(ctx, results, prog, func() {})
+	done := prog.done
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,8 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	if err := p.sync(ctx); err != nil {
 		return ps, err
 	}
-	if err := p.settleUnfinishedPolls(ctx); err != nil {
+	again, err := p.settleUnfinishedPolls(ctx)
+	if err != nil {
 		return ps, err
 	}
 	// Before any page of the pass is written, by whichever run: the
@@ -73,8 +74,12 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	if err != nil {
 		return ps, err
 	}
+	// The polls a dead run left unfinished are in the pass, whether due
+	// or not: the run that claims their host reads them again, after its
+	// other feeds, one at a time (see worker.pollHost).
+	polls, last := readAgainLast(polls, byURL, again)
 	plan := store.PassPlan{Hour: ps.Hour, Now: ps.Now}
-	for _, poll := range polls {
+	for _, poll := range append(polls, last...) {
 		f := byURL[poll.URL]
 		plan.Feeds = append(plan.Feeds, store.PlannedPoll{FeedID: f.ID, Host: fetch.HostOf(f.PollURL()), Why: string(poll.Why)})
 	}
@@ -257,12 +262,18 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 
 // pollHost polls the feeds of a claimed host, per_host at a time, and
 // saves each poll with its mark in the pass. Polls a dead run left
-// unfinished are recorded as failed, as a run on SQLite does with them.
+// unfinished are read again after the others, one at a time, or, cut
+// short twice in a row, recorded as failed, as a run on SQLite does with
+// them (see settleUnfinishedPolls).
 func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 	p := w.pass
+	var again []store.Attempt
 	for _, a := range work.Unfinished {
-		res := fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: a.Feed.Answers304, RefusesHEAD: a.Feed.RefusesHEAD,
-			Err: fmt.Errorf("%w (its poll started %s)", ErrRunDied, a.Started.Format(time.RFC3339))}
+		if !suspected(a) {
+			again = append(again, a)
+			continue
+		}
+		res := runDied(a)
 		if _, err := p.save(ctx, polled{feed: a.Feed, why: schedule.Retry, res: res, claim: &work}); err != nil {
 			return err
 		}
@@ -290,6 +301,15 @@ func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	for _, a := range again {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p.opts.Log.Info("reading again, alone, a feed a dead run was reading", "feed", redact.URL(a.Feed.URL))
+		if err := w.pollOne(ctx, work, a.Feed, schedule.Retry); err != nil {
+			return err
+		}
+	}
 	return ctx.Err()
 }
 
@@ -300,10 +320,15 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	res, _ := p.pollFeed(ctx, w.client, f)
+	res, _, stateErr := p.pollFeed(ctx, w.client, f)
 	<-w.inFlight
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening
+	}
+	if stateErr != nil {
+		// The state failed, not the feed: the claim is given back with
+		// this run's marks (see loop), and the feed is due again.
+		return fmt.Errorf("%s: %w", redact.URL(f.URL), stateErr)
 	}
 	makeFragments(f, res) // here, beside the poll, as a run on SQLite does
 	if _, err := p.save(ctx, polled{feed: f, why: why, res: res, claim: &work}); err != nil {

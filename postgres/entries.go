@@ -382,8 +382,9 @@ func (s *Store) Compact(context.Context) error { return nil }
 // BeginAttempt records, committed at once, that a poll of the feed is
 // about to read its body.
 func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO poll_attempts (feed_id, started, worker) VALUES ($1, $2, $3)
-		ON CONFLICT (feed_id) DO UPDATE SET started = EXCLUDED.started, worker = EXCLUDED.worker`, feedID, at(now), s.worker)
+	_, err := s.pool.Exec(ctx, `INSERT INTO poll_attempts (feed_id, started, worker, reads) VALUES ($1, $2, $3, 1)
+		ON CONFLICT (feed_id) DO UPDATE SET started = EXCLUDED.started, worker = EXCLUDED.worker,
+			reads = poll_attempts.reads + 1`, feedID, at(now), s.worker)
 	if err != nil {
 		return fmt.Errorf("record the poll of feed %d: %w", feedID, err)
 	}
@@ -394,12 +395,12 @@ func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) e
 // saving them, by feed URL: the marks of runs that are not alive (see
 // passes.go); those of runs still at work are theirs.
 func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error) {
-	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+`, a.started
+	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumns+`, a.started, a.reads
 		FROM feeds JOIN poll_attempts a ON a.feed_id = feeds.id WHERE NOT `+aliveOwner("a.worker")+` ORDER BY url`)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Attempt, error) {
 		var a store.Attempt
 		var err error
-		a.Feed, err = scanFeed(row, timeOf{&a.Started})
+		a.Feed, err = scanFeed(row, timeOf{&a.Started}, &a.Reads)
 		return a, err
 	})
 	if err != nil {

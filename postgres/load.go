@@ -173,16 +173,16 @@ func loadGiven(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded
 	return err
 }
 
-// loadAttempts copies the marks of polls that never finished: the first
-// pass on the new state records them as failed, as the next run on the
-// old one would have.
+// loadAttempts copies the marks of polls that never finished, with their
+// count of reads cut short: the first pass on the new state reads them
+// again or penalises them, as the next run on the old one would have.
 func loadAttempts(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded) error {
 	attempts, err := src.UnfinishedAttempts(ctx)
 	if err != nil {
 		return err
 	}
-	n.Attempts, err = copyRows(ctx, tx, "poll_attempts", []string{"feed_id", "started"}, each(attempts),
-		func(a store.Attempt) []any { return []any{a.Feed.ID, at(a.Started)} })
+	n.Attempts, err = copyRows(ctx, tx, "poll_attempts", []string{"feed_id", "started", "reads"}, each(attempts),
+		func(a store.Attempt) []any { return []any{a.Feed.ID, at(a.Started), max(1, a.Reads)} })
 	return err
 }
 

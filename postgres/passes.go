@@ -273,21 +273,23 @@ func (s *Store) claimHost(ctx context.Context, p store.Pass) (store.Work, bool, 
 
 // readClaimedFeeds reads the feeds of a claimed host that are not done:
 // those with a poll mark, left by a run that died reading their body, go
-// to Unfinished (this run holds the host: nobody else is polling them).
+// to Unfinished (this run holds the host: nobody else is polling them),
+// with how many reads in a row were cut short.
 func (s *Store) readClaimedFeeds(ctx context.Context, w *store.Work) error {
-	rows, _ := s.pool.Query(ctx, "SELECT "+prefixed("f.", feedColumns)+`, pf.why, a.started
+	rows, _ := s.pool.Query(ctx, "SELECT "+prefixed("f.", feedColumns)+`, pf.why, a.started, coalesce(a.reads, 0)
 		FROM pass_feeds pf JOIN feeds f ON f.id = pf.feed_id LEFT JOIN poll_attempts a ON a.feed_id = f.id
 		WHERE pf.pass_id = $1 AND pf.host = $2 AND NOT pf.done ORDER BY f.url`, w.Pass.ID, w.Host)
 	var why string
 	var started time.Time
+	var reads int
 	_, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
-		f, err := scanFeed(row, &why, timeOf{&started})
+		f, err := scanFeed(row, &why, timeOf{&started}, &reads)
 		switch {
 		case err != nil:
 		case started.IsZero():
 			w.Feeds = append(w.Feeds, store.ClaimedFeed{Feed: f, Why: why})
 		default:
-			w.Unfinished = append(w.Unfinished, store.Attempt{Feed: f, Started: started})
+			w.Unfinished = append(w.Unfinished, store.Attempt{Feed: f, Started: started, Reads: reads})
 		}
 		return struct{}{}, err
 	})

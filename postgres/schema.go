@@ -232,6 +232,9 @@ var migrations = []string{
 	UPDATE feeds SET ignores_conditional = false WHERE ignores_conditional;
 	UPDATE feeds SET etag = '' WHERE octet_length(etag) > 1024;
 	UPDATE feeds SET last_modified = '' WHERE octet_length(last_modified) > 1024;`,
+	// 9 (SQLite's 15): how many reads of a feed in a row a poll mark has
+	// seen cut short (see store.Attempt.Reads).
+	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -26,8 +26,8 @@ func (s *Store) BeginAttempt(ctx context.Context, feedID int64, now time.Time) e
 // saving them, by feed URL.
 func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+feedColumns+`,
-		(SELECT started FROM poll_attempts a WHERE a.feed_id = feeds.id)
-		FROM feeds WHERE id IN (SELECT feed_id FROM poll_attempts) ORDER BY url`)
+		a.started, a.reads
+		FROM feeds JOIN poll_attempts a ON a.feed_id = feeds.id WHERE id IN (SELECT feed_id FROM poll_attempts) ORDER BY url`)
 	if err != nil {
 		return nil, fmt.Errorf("list unfinished polls: %w", err)
 	}
@@ -36,7 +36,7 @@ func (s *Store) UnfinishedAttempts(ctx context.Context) ([]store.Attempt, error)
 	for rows.Next() {
 		var a store.Attempt
 		var started int64
-		a.Feed, err = scanFeed(rowWith{rows, &started})
+		a.Feed, err = scanFeed(rowWith{rows, []any{&started, &a.Reads}})
 		if err != nil {
 			return nil, fmt.Errorf("list unfinished polls: %w", err)
 		}
@@ -56,8 +56,8 @@ func (s *Store) DropAttempts(ctx context.Context) error {
 }
 
 const (
-	beginAttempt = `INSERT INTO poll_attempts (feed_id, started) VALUES (?, ?)
-		ON CONFLICT (feed_id) DO UPDATE SET started = excluded.started`
+	beginAttempt = `INSERT INTO poll_attempts (feed_id, started, reads) VALUES (?, ?, 1)
+		ON CONFLICT (feed_id) DO UPDATE SET started = excluded.started, reads = poll_attempts.reads + 1`
 	deleteAttempt = "DELETE FROM poll_attempts WHERE feed_id = ?"
 )
 
@@ -71,7 +71,7 @@ func (s *Store) endAttempt(ctx context.Context, tx *sql.Tx, feedID int64) error 
 // rowWith scans a row's feed columns and then extra ones.
 type rowWith struct {
 	row   scanner
-	extra any
+	extra []any
 }
 
-func (r rowWith) Scan(dest ...any) error { return r.row.Scan(append(dest, r.extra)...) }
+func (r rowWith) Scan(dest ...any) error { return r.row.Scan(append(dest, r.extra...)...) }

@@ -194,6 +194,11 @@ var migrations = []string{
 	UPDATE feeds SET ignores_conditional = 0;
 	UPDATE feeds SET etag = '' WHERE length(CAST(etag AS BLOB)) > 1024;
 	UPDATE feeds SET last_modified = '' WHERE length(CAST(last_modified AS BLOB)) > 1024;`,
+	// 15: how many reads of a feed in a row a poll mark has seen cut
+	// short (see store.Attempt.Reads): a poll a dead run left unfinished
+	// is read again, and only a second cut short in a row is the feed's
+	// fault.
+	`ALTER TABLE poll_attempts ADD COLUMN reads INTEGER NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -173,7 +173,9 @@ type Store interface {
 	// is read (a parser bomb, an out-of-memory kill) would otherwise be
 	// polled again by the next run and kill it again, for ever; a mark
 	// found by the next run (UnfinishedAttempts) is a poll that never
-	// finished. The poll's save (PollTx.UpdateFeed) clears it.
+	// finished. Beginning a read of a feed whose mark is still there
+	// counts one more read cut short in a row (Attempt.Reads). The poll's
+	// save (PollTx.UpdateFeed) clears it.
 	BeginAttempt(ctx context.Context, feedID int64, now time.Time) error
 	// DropAttempts forgets every mark: for a pass that stopped polling on
 	// purpose (interrupted), whose unfinished polls did not fail.
@@ -275,6 +277,10 @@ type SaveStats struct {
 type Attempt struct {
 	Feed    domain.Feed
 	Started time.Time
+	// Reads is how many reads of the feed in a row were begun and never
+	// saved: 1 after one run died reading it, 2 when the read again of
+	// the next run was cut short too. A completed save clears the mark.
+	Reads int
 }
 
 // Named errors of shared passes (see Coordinator), checked with errors.Is.
@@ -385,8 +391,9 @@ type Work struct {
 	Pass Pass
 	// For WorkHost: the host and its feeds not yet done, with why each
 	// is polled; Unfinished are those whose poll a run that died had
-	// begun reading (see Store.BeginAttempt): they are not read again at
-	// once, but recorded as failed.
+	// begun reading (see Store.BeginAttempt): read again after the
+	// others, one at a time, or, cut short twice in a row, recorded as
+	// failed.
 	Host       string
 	Feeds      []ClaimedFeed
 	Unfinished []Attempt

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
 		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
+		{"AttemptMarkCountsReadsCutShortInARow", testAttemptMarkCountsReadsCutShortInARow},
 		{"FeedRecordsSavedTogether", testFeedRecordsSavedTogether},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
@@ -829,6 +830,44 @@ func testAttemptMarkLastsUntilThePollIsSaved(t *testing.T, newStore NewStore) {
 	}
 	if left, _ := s.UnfinishedAttempts(ctx); len(left) != 0 {
 		t.Errorf("after DropAttempts: %+v", left)
+	}
+}
+
+// A mark counts the reads of its feed begun in a row and never saved
+// (store.Attempt.Reads), across runs; a save clears the count with the
+// mark.
+func testAttemptMarkCountsReadsCutShortInARow(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
+	a := feeds["https://a.example/feed"]
+	readsAfterDeath := func(started time.Time) int {
+		t.Helper()
+		if err := s.BeginAttempt(ctx, a.ID, started); err != nil {
+			t.Fatal(err)
+		}
+		s.Close() // the run dies reading it
+		s = reopen(t)
+		left, err := s.UnfinishedAttempts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) != 1 || left[0].Feed.URL != a.URL || !left[0].Started.Equal(started) {
+			t.Fatalf("unfinished: %+v, want %s since %v", left, a.URL, started)
+		}
+		return left[0].Reads
+	}
+	if n := readsAfterDeath(t0); n != 1 {
+		t.Errorf("after one read cut short: %d reads, want 1", n)
+	}
+	if n := readsAfterDeath(t0.Add(time.Minute)); n != 2 {
+		t.Errorf("after two reads cut short in a row: %d reads, want 2", n)
+	}
+	save(t, s, a, t0.Add(2*time.Minute), "id:1")
+	if left, _ := s.UnfinishedAttempts(ctx); len(left) != 0 {
+		t.Errorf("after the save: %+v", left)
+	}
+	if n := readsAfterDeath(t0.Add(time.Hour)); n != 1 {
+		t.Errorf("a read cut short after a save: %d reads, want 1 (the save clears the count)", n)
 	}
 }
 
