@@ -8,6 +8,7 @@ import (
 
 	"feeddigest/domain"
 	"feeddigest/fetch"
+	"feeddigest/internal/redact"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -42,7 +43,7 @@ func (p *pass) settleUnfinishedPolls(ctx context.Context) ([]store.Attempt, erro
 	var again []store.Attempt
 	for _, a := range attempts {
 		if !suspected(a) {
-			p.opts.Log.Info("read again after the others: a run died while reading it", "feed", a.Feed.URL)
+			p.opts.Log.Info("read again after the others: a run died while reading it", "feed", redact.URL(a.Feed.URL))
 			again = append(again, a)
 			continue
 		}
