@@ -233,13 +233,11 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 		pub.set(items.String())
 		runAt(t, cfg, now.Format(time.RFC3339))
 		polls += pub.count()
-	}
-	size := int64(0)
-	for _, suffix := range []string{"", "-wal"} {
-		if info, err := os.Stat(cfg.State + suffix); err == nil {
-			size += info.Size()
+		if now.Hour() == 9 {
+			t.Logf("day %d: state %.1f MB", int(now.Sub(start).Hours()/24), float64(stateSize(cfg))/1e6)
 		}
 	}
+	size := stateSize(cfg)
 	t.Logf("state after %d days of a feed of 1,000 new guids a poll (%d polls): %.1f MB", days, polls, float64(size)/1e6)
 	if polls < days*20 {
 		t.Errorf("only %d polls in %d days: not polled hourly", polls, days)
@@ -269,4 +267,15 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 			t.Errorf("listed entry %s has no texts", e.Key)
 		}
 	}
+}
+
+// stateSize is the size of the state file and its write-ahead log.
+func stateSize(cfg *config.Config) int64 {
+	size := int64(0)
+	for _, suffix := range []string{"", "-wal"} {
+		if info, err := os.Stat(cfg.State + suffix); err == nil {
+			size += info.Size()
+		}
+	}
+	return size
 }
