@@ -239,7 +239,8 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 	}
 	size := stateSize(cfg)
 	t.Logf("state after %d days of a feed of 1,000 new guids a poll (%d polls): %.1f MB", days, polls, float64(size)/1e6)
-	if polls < days*20 {
+	// Daily at first; once it overflows, the gap halves down to an hour.
+	if polls < (days-4)*24 {
 		t.Errorf("only %d polls in %d days: not polled hourly", polls, days)
 	}
 	if size > 20e6 {
@@ -255,12 +256,15 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 	if err != nil || len(digests) < days {
 		t.Fatalf("%d digests, %v", len(digests), err)
 	}
-	entries, more, err := st.DigestListing(context.Background(), "ada", digests[1].Date, cfg.MaxEntriesPerFeed)
+	// (Of a digest's entries stored without texts, those delivered a day
+	// ago and gone from the feed are forgotten since: its count was
+	// taken when it was built.)
+	entries, _, err := st.DigestListing(context.Background(), "ada", digests[1].Date, cfg.MaxEntriesPerFeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != cfg.MaxEntriesPerFeed || len(more) != 1 {
-		t.Fatalf("digest of %s lists %d entries, %v more", digests[1].Date, len(entries), more)
+	if len(entries) != cfg.MaxEntriesPerFeed || digests[1].EntryCount < 1000 {
+		t.Fatalf("digest of %s lists %d entries of %d", digests[1].Date, len(entries), digests[1].EntryCount)
 	}
 	for _, e := range entries {
 		if e.Fragments.Rules == 0 && e.Content == "" {
