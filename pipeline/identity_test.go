@@ -233,15 +233,14 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 		pub.set(items.String())
 		runAt(t, cfg, now.Format(time.RFC3339))
 		polls += pub.count()
-	}
-	size := int64(0)
-	for _, suffix := range []string{"", "-wal"} {
-		if info, err := os.Stat(cfg.State + suffix); err == nil {
-			size += info.Size()
+		if now.Hour() == 9 {
+			t.Logf("day %d: state %.1f MB", int(now.Sub(start).Hours()/24), float64(stateSize(cfg))/1e6)
 		}
 	}
+	size := stateSize(cfg)
 	t.Logf("state after %d days of a feed of 1,000 new guids a poll (%d polls): %.1f MB", days, polls, float64(size)/1e6)
-	if polls < days*20 {
+	// Daily at first; once it overflows, the gap halves down to an hour.
+	if polls < (days-4)*24 {
 		t.Errorf("only %d polls in %d days: not polled hourly", polls, days)
 	}
 	if size > 20e6 {
@@ -257,16 +256,30 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 	if err != nil || len(digests) < days {
 		t.Fatalf("%d digests, %v", len(digests), err)
 	}
-	entries, more, err := st.DigestListing(context.Background(), "ada", digests[1].Date, cfg.MaxEntriesPerFeed)
+	// (Of a digest's entries stored without texts, those delivered a day
+	// ago and gone from the feed are forgotten since: its count was
+	// taken when it was built.)
+	entries, _, err := st.DigestListing(context.Background(), "ada", digests[1].Date, cfg.MaxEntriesPerFeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != cfg.MaxEntriesPerFeed || len(more) != 1 {
-		t.Fatalf("digest of %s lists %d entries, %v more", digests[1].Date, len(entries), more)
+	if len(entries) != cfg.MaxEntriesPerFeed || digests[1].EntryCount < 1000 {
+		t.Fatalf("digest of %s lists %d entries of %d", digests[1].Date, len(entries), digests[1].EntryCount)
 	}
 	for _, e := range entries {
 		if e.Fragments.Rules == 0 && e.Content == "" {
 			t.Errorf("listed entry %s has no texts", e.Key)
 		}
 	}
+}
+
+// stateSize is the size of the state file and its write-ahead log.
+func stateSize(cfg *config.Config) int64 {
+	size := int64(0)
+	for _, suffix := range []string{"", "-wal"} {
+		if info, err := os.Stat(cfg.State + suffix); err == nil {
+			size += info.Size()
+		}
+	}
+	return size
 }

@@ -176,9 +176,13 @@ var migrations = []string{
 	// entry stored without texts because its poll brought more than a
 	// digest shows is marked overflow: it never gains texts, and is
 	// forgotten once delivered and gone from its feed (store.BareKept).
+	// Deleting an entry deletes its digest and withheld rows: indexed by
+	// entry, as PostgreSQL's are, lest each deletion read them all.
 	`ALTER TABLE entries ADD COLUMN overflow INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX entries_by_feed_link ON entries (feed_id, link);
-	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow = 1;`,
+	CREATE INDEX entries_overflow ON entries (feed_id, first_seen) WHERE overflow = 1;
+	CREATE INDEX digest_entries_by_entry ON digest_entries (entry_id);
+	CREATE INDEX withheld_by_entry ON withheld_entries (entry_id);`,
 	// 14: which validators of a feed's server are trusted: one that stayed
 	// the same while the body changed never is again, nor are any sent to
 	// a server that refused a conditional request (domain.Distrust); and
