@@ -211,7 +211,6 @@ type simWorld struct {
 	hosts []string // base URLs, one per loopback host
 
 	mu   sync.Mutex
-	now  time.Time
 	run  int
 	runs []simRun
 	log  []simReq
@@ -230,8 +229,17 @@ func (w *simWorld) handler(host int) http.Handler {
 			return
 		}
 		f := w.feeds[i]
+		// The run that asks is named in the User-Agent (the config's
+		// contact, rewritten for each run): a killed run's request may be
+		// answered after the next run began.
 		w.mu.Lock()
-		now, run := w.now, w.run
+		run := w.run
+		if m := simRunAgent.FindStringSubmatch(r.UserAgent()); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n < len(w.runs) {
+				run = n
+			}
+		}
+		now := w.runs[run].at
 		w.mu.Unlock()
 		req := simReq{run: run, at: now, feed: i, method: r.Method,
 			inm: r.Header.Get("If-None-Match"), ims: r.Header.Get("If-Modified-Since")}
@@ -311,6 +319,8 @@ func (w *simWorld) handler(host int) http.Handler {
 		}
 	})
 }
+
+var simRunAgent = regexp.MustCompile(`/sim-run/([0-9]+)\)`)
 
 // simNotModified: If-None-Match decides when sent, else
 // If-Modified-Since, as RFC 9110 says.
@@ -456,9 +466,7 @@ func newSimSetup(seed uint64, hours int, off map[string]bool) *simSetup {
 		{"dev", "Asia/Kolkata"}, {"eru", "Pacific/Auckland"}}
 	for i, z := range zones {
 		u := simUser{name: z.name, zone: z.zone, hour: rng.IntN(24), weekly: i == len(zones)-1, day: time.Weekday(rng.IntN(7))}
-		for _, fi := range rng.Perm(nfeeds)[:4+rng.IntN(6)] {
-			u.feeds = append(u.feeds, fi)
-		}
+		u.feeds = append(u.feeds, rng.Perm(nfeeds)[:4+rng.IntN(6)]...)
 		s.users = append(s.users, u)
 	}
 	for fi := range nfeeds {
@@ -472,19 +480,20 @@ func newSimSetup(seed uint64, hours int, off map[string]bool) *simSetup {
 
 // simRunner drives one seed: servers, config, runs, and the record.
 type simRunner struct {
-	t       *testing.T
-	s       *simSetup
-	w       *simWorld
-	bin     string
-	dir     string
-	config  string
-	mail    *smtptest.Server
-	kills   int
-	runTime time.Duration // spent in runs to the end
-	loaded  int
-	suspect map[int]bool   // feeds read by two killed runs in a row: a penalty is then allowed
-	died    []simViolation // feeds said to have died with a run, after a run to the end
-	variant map[int]bool   // feeds written another way in some user's list
+	t          *testing.T
+	s          *simSetup
+	w          *simWorld
+	bin        string
+	dir        string
+	config     string
+	configText string // with RUN for the run's number
+	mail       *smtptest.Server
+	kills      int
+	runTime    time.Duration // spent in runs to the end
+	loaded     int
+	suspect    map[int]bool   // feeds read by two killed runs in a row: a penalty is then allowed
+	died       []simViolation // feeds said to have died with a run, after a run to the end
+	variant    map[int]bool   // feeds written another way in some user's list
 }
 
 func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
@@ -506,7 +515,7 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{}}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\nmax_entries_per_feed = 10000\n")
-	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"20s\"\n")
+	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"20s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
 	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", mail.URL())
 	for i := range s.users {
 		u := &s.users[i]
@@ -536,9 +545,7 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 		fmt.Fprintf(&cfg, "feeds = [%s]\n", strings.Join(quoted, ", "))
 	}
 	r.config = filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(r.config, []byte(cfg.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	r.configText = cfg.String()
 	return r
 }
 
@@ -564,9 +571,12 @@ func (r *simRunner) command(now time.Time) *exec.Cmd {
 func (r *simRunner) beginRun(now time.Time) int {
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
-	r.w.now = now
 	r.w.runs = append(r.w.runs, simRun{at: now})
 	r.w.run = len(r.w.runs) - 1
+	text := strings.Replace(r.configText, "/sim-run/RUN", fmt.Sprintf("/sim-run/%d", r.w.run), 1)
+	if err := os.WriteFile(r.config, []byte(text), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
 	return r.w.run
 }
 
@@ -886,7 +896,10 @@ func (r *simRunner) checkRequests() []simViolation {
 				if len(poll) > 2 || (len(poll) == 2 && (poll[0].method != http.MethodHead || poll[1].method != http.MethodGet)) {
 					out = append(out, simViolation{what: "requests", feed: f.name, story: story("%d requests in one poll at %s: %v", len(poll), at, methods)})
 				}
-				if f.kind.base() == "compliant" && len(poll) != 1 {
+				// (A rebuild of an empty feed changes its Last-Modified, not
+				// its body: then even this server has shown it ignores
+				// conditionals, by DESIGN's measure.)
+				if f.kind.base() == "compliant" && !ignoring && len(poll) != 1 {
 					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a server that answers conditional requests had %d requests in one poll at %s, want 1: %v", len(poll), at, methods)})
 				}
 			}
