@@ -24,10 +24,10 @@ type habitServer struct {
 	changed int      // the day the body last changed
 
 	etag, lastModified func(p *habitServer) string // "": none
-	honours            bool                      // 304 when the validators sent match
-	refuse             int                       // this status to any conditional request, 0: none
-	headerLimit        int                       // 431 to request headers over this many bytes, 0: none
-	also               int                       // a further day with a new entry, 0: none
+	honours            bool                        // 304 when the validators sent match
+	refuse             int                         // this status to any conditional request, 0: none
+	headerLimit        int                         // 431 to request headers over this many bytes, 0: none
+	also               int                         // a further day with a new entry, 0: none
 
 	served map[int][]string // by day: each request's method and conditional headers
 }
