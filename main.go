@@ -13,7 +13,19 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
+
+	"feeddigest/postgres"
+	"feeddigest/sqlite"
+	"feeddigest/store"
 )
+
+// The state back ends, registered before anything opens a state: main is
+// the one package that knows both; the pipeline and the commands open a
+// state by its name (store.Open).
+func init() {
+	store.Register(postgres.Backend)
+	store.Register(sqlite.Backend) // last: it takes every other name
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

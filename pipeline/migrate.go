@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"feeddigest/config"
-	"feeddigest/postgres"
-	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
@@ -28,16 +26,24 @@ func Migrate(ctx context.Context, cfg *config.Config, toURL string) (store.Loade
 	if !HasState(ctx, cfg) {
 		return store.Loaded{}, fmt.Errorf("no state file at %s: nothing to copy", cfg.State)
 	}
-	src, err := sqlite.Open(ctx, cfg.State)
+	src, err := store.Open(ctx, cfg.State)
 	if err != nil {
 		return store.Loaded{}, err
 	}
 	defer src.Close()
-	dst, err := postgres.Open(ctx, toURL)
+	dump, ok := src.(store.Dumper)
+	if !ok {
+		return store.Loaded{}, fmt.Errorf("the state at %s cannot be copied: its back end cannot dump it", cfg.State)
+	}
+	dst, err := store.Open(ctx, toURL)
 	if err != nil {
 		return store.Loaded{}, err
 	}
 	defer dst.Close()
-	n, err := dst.Load(ctx, src)
+	load, ok := dst.(store.Loader)
+	if !ok {
+		return store.Loaded{}, fmt.Errorf("-to: the state at %s cannot be filled by a copy", toURL)
+	}
+	n, err := load.Load(ctx, dump)
 	return n, src.Damaged(err)
 }

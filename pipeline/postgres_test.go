@@ -6,9 +6,17 @@ import (
 	"testing"
 
 	"feeddigest/internal/pgtest"
+	"feeddigest/postgres"
+	"feeddigest/sqlite"
+	"feeddigest/store"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain registers the state back ends, as the program's main does.
+func TestMain(m *testing.M) {
+	store.Register(postgres.Backend)
+	store.Register(sqlite.Backend)
+	os.Exit(pgtest.Main(m))
+}
 
 // testState is the state setting of a test's config: an SQLite file
 // beside the config, or, when TestPassesOnPostgres runs the test again,
