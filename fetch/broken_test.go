@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+
+	"feeddigest/parse"
 )
 
 // A body that is not a usable feed fails the poll, but its validators and
@@ -46,7 +48,7 @@ func TestBrokenBodyIsPolledConditionally(t *testing.T) {
 				})
 				c := testClient(Options{})
 				first := c.Poll(context.Background(), Request{URL: ts.URL}, testNow)
-				if first.Outcome != OutcomeBroken || !errors.Is(first.Err, ErrNotFeed) {
+				if first.Outcome != OutcomeBroken || !errors.Is(first.Err, parse.ErrNotFeed) {
 					t.Fatalf("first poll: outcome %v err %v, want broken", first.Outcome, first.Err)
 				}
 				if first.BodyHash == "" || first.BodyError != first.Err.Error() {

@@ -1,14 +1,16 @@
 // Package fetch polls feeds the way the best-behaved readers do:
-// conditional HEAD-then-GET, validators echoed byte for byte, bodies
-// hashed and decoded under a size limit, Retry-After and freshness hints
-// read, per-host politeness, and no requests to private addresses unless
-// allowed. Bodies are parsed as RSS, Atom or JSON Feed whatever their
-// label says, converted to UTF-8 first when they are not; an HTML page is
-// searched for the feed it announces (polled in the same poll) or for an
-// h-feed. A poll is two calls the caller drives, Fetch (the requests) and
-// Read (the parsing), so that it can record that a body is about to be
-// read. It returns what it saw; deciding what that means for the next
-// poll is the schedule package's job.
+// conditional HEAD-then-GET, validators echoed byte for byte and trusted
+// only while they tell the truth, bodies hashed and decoded under a size
+// limit, Retry-After and freshness hints read, redirects and moves
+// followed, per-host politeness, proxies, and no requests to private
+// addresses unless allowed. It holds the HTTP conversation only: reading
+// a body is the parse package's (parse.Read), and when the body is an
+// HTML page announcing a feed, fetch polls that feed in the same poll
+// (discover.go). A poll is two calls the caller drives, Fetch (the
+// requests) and Read (the reading, in a parse turn: turn.go), so that it
+// can record that a body is about to be read. It returns what it saw;
+// deciding what that means for the next poll is the schedule package's
+// job.
 package fetch
 
 import (

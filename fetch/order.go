@@ -18,7 +18,7 @@ func SpreadByHost[T any](items []T, urlOf func(T) string) []T {
 	groups := map[string][]T{}
 	var hosts []string
 	for _, it := range items {
-		h := hostOf(urlOf(it))
+		h := HostOf(urlOf(it))
 		if _, ok := groups[h]; !ok {
 			hosts = append(hosts, h)
 		}
@@ -36,13 +36,10 @@ func SpreadByHost[T any](items []T, urlOf func(T) string) []T {
 }
 
 // HostOf is the host a request to raw goes to, as the per-host limits
-// (per_host, host_rate) count it: the URL's host name, any port. Runs
-// that share a pass claim hosts by it.
-func HostOf(raw string) string { return hostOf(raw) }
-
-// hostOf is the key the host gates use (the URL's host name, any port);
-// an unparseable URL is a host of its own.
-func hostOf(raw string) string {
+// (per_host, host_rate) count it: the URL's host name, any port; an
+// unparseable URL is a host of its own. Runs that share a pass claim
+// hosts by it.
+func HostOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return raw

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,10 +10,9 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"feeddigest/domain"
 	"feeddigest/internal/redact"
+	"feeddigest/parse"
 )
 
 // Request says what is known of a feed before polling it.
@@ -55,10 +53,10 @@ const (
 // Result is everything one poll saw.
 type Result struct {
 	Outcome  Outcome
-	Status   int   // last HTTP status, 0 without a response
-	Err      error // why it failed, nil on success
-	Feed     *Feed // parsed feed (OutcomeFresh)
-	Partial  bool  // 226 IM Used: a delta, merge, never treat absent entries as removed
+	Status   int         // last HTTP status, 0 without a response
+	Err      error       // why it failed, nil on success
+	Feed     *parse.Feed // parsed feed (OutcomeFresh)
+	Partial  bool        // 226 IM Used: a delta, merge, never treat absent entries as removed
 	BodyHash string
 
 	// BodyError is set when the body that ETag, LastModified and BodyHash
@@ -369,23 +367,6 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 	return &fetchedBody{body: body, contentType: resp.Header.Get("Content-Type"), url: final, hash: hash, trace: trace}
 }
 
-// readFeed parses a body as a feed into res, in the caller's parse turn.
-// An HTML page is left for the caller to look into (isPage), res as it
-// was.
-func readFeed(req Request, res *Result, b *fetchedBody) (isPage bool) {
-	feed, err := Parse(b.body, b.contentType, b.url.String())
-	switch {
-	case err == nil:
-		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, b.hash, ""
-		res.notePermanentRedirect(req, b.trace)
-	case errors.Is(err, ErrNotFeed) && isHTML(b.body, b.contentType):
-		return true
-	default:
-		res.brokenBody(b.hash, err)
-	}
-	return false
-}
-
 // readAnswer settles every answer but 200 and 226 in res, and reads the
 // body of those; ok says there is a body to look at.
 func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res *Result) (body []byte, ok bool) {
@@ -416,93 +397,29 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 	return body, true
 }
 
-// read parses the waiting body in its turn. An HTML page is a feed by
-// the feed it announces, polled in the same poll once the turn is given
-// back, or else by the h-feed in it.
+// read reads the waiting body in its turn (parse.Read). An HTML page is
+// a feed by the feed it announces, polled in the same poll once the turn
+// is given back, or else by the h-feed in it.
 func (c *Client) read(ctx context.Context, f *Fetched) {
 	page, req, res := f.body, f.req, &f.res
 	f.body = nil
-	if !readFeed(req, res, page) {
-		f.release()
-		return
-	}
-	links, feed, err := readPage(page)
+	parsed, err := parse.Read(page.body, page.contentType, page.url)
 	f.release()
-	switch {
-	case err != nil:
-		res.brokenBody(page.hash, err)
-	case len(links) > 0:
-		c.pollDiscovered(ctx, req, f.now, res, page, links[0])
-	case feed != nil:
-		res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, page.hash, ""
-		res.notePermanentRedirect(req, page.trace)
-	default:
-		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page with no feed link", ErrNotFeed))
-	}
-}
-
-// readPage reads the feeds a page announces, else its h-feed.
-func readPage(page *fetchedBody) (links []string, feed *Feed, err error) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(htmlUTF8(page.body, page.contentType)))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: unreadable HTML page: %w", ErrNotFeed, err)
-	}
-	if links = feedLinks(doc, page.url); len(links) > 0 {
-		return links, nil, nil
-	}
-	return nil, hFeed(doc, page.url), nil
-}
-
-// pollDiscovered GETs the feed a page announced. The stored validators and
-// hash go with it, because they are the feed's: a Result of a discovery
-// carries the feed's, never the page's, so that polling the page URL again
-// (before the caller switches to DiscoveredURL) still asks the feed whether
-// it changed. What the page's answer said (validators, freshness) is about
-// the page and is dropped; only the request count and bytes add up.
-func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time, res *Result, page *fetchedBody, feedURL string) {
-	if feedURL == page.url.String() || feedURL == req.URL {
-		res.brokenBody(page.hash, fmt.Errorf("%w: an HTML page naming itself as its feed", ErrNotFeed))
+	if err == nil && len(parsed.FeedLinks) > 0 {
+		c.pollDiscovered(ctx, req, f.now, res, page, parsed.FeedLinks[0])
 		return
 	}
-	feedReq := req
-	feedReq.URL = feedURL
-	sub := newResult(req)
-	sub.RefusesHEAD = res.RefusesHEAD
-	if body := c.download(ctx, feedReq, now, &sub); body != nil {
-		c.readDiscovered(ctx, feedReq, &sub, body)
-	}
-	sub.Requests += res.Requests
-	sub.Bytes += res.Bytes
-	if sub.Err != nil {
-		sub.Err = fmt.Errorf("feed %s announced by the page: %w", feedURL, sub.Err)
-	} else {
-		sub.DiscoveredURL = feedURL
-		if sub.PermanentURL != "" {
-			sub.DiscoveredURL = sub.PermanentURL
-		}
-	}
-	// PermanentURL speaks of the polled URL, the page.
-	sub.PermanentURL, sub.OriginChanged = "", false
-	if sub.Err == nil {
-		sub.notePermanentRedirect(req, page.trace)
-	}
-	*res = sub
+	res.readBody(req, page, parsed.Feed, err)
 }
 
-// readDiscovered parses the body of a feed a page announced, in a parse
-// turn of its own. The poll was recorded before the page was read.
-func (c *Client) readDiscovered(ctx context.Context, req Request, res *Result, body *fetchedBody) {
-	release, err := c.parseTurn(ctx, body.body)
+// readBody settles a body read: its feed, or what is wrong with it.
+func (res *Result) readBody(req Request, b *fetchedBody, feed *parse.Feed, err error) {
 	if err != nil {
-		res.fail(OutcomeBroken, res.Status, err)
+		res.brokenBody(b.hash, err)
 		return
 	}
-	defer release()
-	if readFeed(req, res, body) {
-		// No second round of discovery: a page linking to a page is a
-		// broken link, not a trail to follow.
-		res.brokenBody(body.hash, fmt.Errorf("%w: the feed link leads to another HTML page", ErrNotFeed))
-	}
+	res.Outcome, res.Feed, res.BodyHash, res.BodyError = OutcomeFresh, feed, b.hash, ""
+	res.notePermanentRedirect(req, b.trace)
 }
 
 // do sends one request with the conditional headers and request hygiene
@@ -608,7 +525,7 @@ func classify(err error) Outcome {
 	var netErr interface{ Timeout() bool }
 	switch {
 	case errors.Is(err, ErrPrivateAddress), errors.Is(err, ErrTooManyRedirects),
-		errors.Is(err, ErrTooLarge), errors.Is(err, ErrNotFeed):
+		errors.Is(err, ErrTooLarge), errors.Is(err, parse.ErrNotFeed):
 		return OutcomeBroken
 	case errors.Is(err, ErrHostBusy), errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr):
 		return OutcomeNetError

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +22,17 @@ import (
 )
 
 var testNow = time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
+
+// readTestdata reads a body the tests serve: the body cases live with
+// the package that reads them.
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "parse", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // recorder is a feed server that records every request it receives.
 type recorder struct {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+
+	"feeddigest/parse"
 )
 
 // Problem says in plain words, for the reader of a digest, why a poll
@@ -32,12 +34,12 @@ func (r Result) Problem() string {
 	switch {
 	case errors.Is(err, ErrPrivateAddress):
 		return "refused: private address"
-	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrTooManyNodes), errors.Is(err, ErrTooFragmented):
+	case errors.Is(err, ErrTooLarge), errors.Is(err, parse.ErrTooManyNodes), errors.Is(err, parse.ErrTooFragmented):
 		return "too large"
 	case errors.Is(err, ErrTooManyRedirects):
 		return "too many redirects"
-	case errors.Is(err, ErrNotFeed), errors.Is(err, ErrStillBroken), errors.Is(err, ErrTooDeep),
-		errors.Is(err, ErrTooManyNamespaces), errors.Is(err, ErrEncoding), r.BodyError != "":
+	case errors.Is(err, parse.ErrNotFeed), errors.Is(err, ErrStillBroken), errors.Is(err, parse.ErrTooDeep),
+		errors.Is(err, parse.ErrTooManyNamespaces), errors.Is(err, ErrEncoding), r.BodyError != "":
 		return "not a feed"
 	case errors.Is(err, ErrHostBusy), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &netErr) && netErr.Timeout():

@@ -15,6 +15,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
+	"feeddigest/parse"
 	"feeddigest/schedule"
 )
 
@@ -176,7 +177,7 @@ func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	}()
 	fresh := func(f string) fetch.Result {
 		return fetch.Result{Outcome: fetch.OutcomeFresh, Status: 200, Requests: 1,
-			Feed: &fetch.Feed{Entries: []domain.Entry{{Key: f, Title: f}}}}
+			Feed: &parse.Feed{Entries: []domain.Entry{{Key: f, Title: f}}}}
 	}
 	for _, f := range feeds { // by URL: a, b, c
 		r := polled{feed: f, why: "due", res: fetch.Result{Outcome: fetch.OutcomeUnchanged, Status: 304, Requests: 1}}

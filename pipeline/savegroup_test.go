@@ -9,6 +9,7 @@ import (
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/fetch"
+	"feeddigest/parse"
 	"feeddigest/store"
 )
 
@@ -61,7 +62,7 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 			r.res.Status, r.marked = 200, true
 		case 1: // entries
 			r.res = fetch.Result{Outcome: fetch.OutcomeFresh, Status: 200, Requests: 1,
-				Feed: &fetch.Feed{Entries: []domain.Entry{{Key: "id:1", Title: "One"}}}}
+				Feed: &parse.Feed{Entries: []domain.Entry{{Key: "id:1", Title: "One"}}}}
 		case 2: // failed before any body: its back-off is not kept waiting
 			r.res = fetch.Result{Outcome: fetch.OutcomeHTTPError, Status: 503, Requests: 1, Err: fmt.Errorf("HTTP 503")}
 		}

@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func TestParseKeepsEnclosures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.key, func(t *testing.T) {
-			f, err := Parse(readTestdata(t, tt.file), tt.contentType, "https://example.org/feed")
+			f, err := readFeedAt(readTestdata(t, tt.file), tt.contentType, "https://example.org/feed")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestEnclosureURLsAreBounded(t *testing.T) {
 	body := `<rss version="2.0"><channel><title>t</title><item><guid>a</guid>` +
 		`<enclosure url="` + long + `" type="audio/mpeg"/>` +
 		`<enclosure url="https://cdn.example.org/ok.mp3" type="` + strings.Repeat("x", 200) + `/y"/></item></channel></rss>`
-	f, err := Parse([]byte(body), "application/rss+xml", "https://example.org/feed")
+	f, err := readFeedAt([]byte(body), "application/rss+xml", "https://example.org/feed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +101,9 @@ func TestParseDuration(t *testing.T) {
 		{"1001:00:00", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := ParseDuration(tt.in)
+		got, ok := parseDuration(tt.in)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("parseDuration(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }
@@ -113,9 +113,9 @@ func FuzzParseDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, ok := ParseDuration(s)
+		d, ok := parseDuration(s)
 		if ok != (d > 0) || d > maxDuration || d%time.Second != 0 {
-			t.Fatalf("ParseDuration(%q) = %v, %v", s, d, ok)
+			t.Fatalf("parseDuration(%q) = %v, %v", s, d, ok)
 		}
 	})
 }

@@ -1,12 +1,48 @@
-package fetch
+package parse
 
 import (
 	"bytes"
 	"html"
 	"math"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
+
+// readRepaired reads an ill-formed XML body (see repairXML) in its
+// repaired form: gofeed either stops at what is ill-formed or, worse,
+// reads on and silently drops entries. Feed.Repaired then says what was
+// mended. nil when the body is well-formed (the usual case: one pass, no
+// copy), is not XML, or its repaired form gives no entry: the body is then
+// read as it came, and its error stands.
+func readRepaired(body []byte, contentType string, base *url.URL) *Feed {
+	if !mayBeXML(body) {
+		return nil
+	}
+	found := checkXML(body)
+	if found == 0 {
+		return nil
+	}
+	// The repair closes what was left open and adds no element, but what
+	// gofeed reads is bounded whatever it did.
+	fixed, _ := repairXML(body)
+	if checkShape(fixed, true) != nil {
+		return nil
+	}
+	feed, err := parseFeed(fixed, contentType, base)
+	if err != nil || len(feed.Entries) == 0 {
+		return nil
+	}
+	feed.Repaired = found.String()
+	return feed
+}
+
+// mayBeXML rules out what the XML repair has no business with: JSON and
+// HTML pages (which stage 6 searches for their feeds).
+func mayBeXML(body []byte) bool {
+	rest := bytes.TrimLeft(bytes.TrimPrefix(body, utf8BOM), " \t\r\n")
+	return len(rest) > 0 && rest[0] != '{' && rest[0] != '[' && !sniffHTML(body)
+}
 
 // repairs says what repairXML had to mend in a body.
 type repairs uint16

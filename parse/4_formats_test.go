@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func TestParseFormatsAndFallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" as "+tt.contentType, func(t *testing.T) {
-			f, err := Parse(readTestdata(t, tt.file), tt.contentType, "https://example.org/feed")
+			f, err := readFeedAt(readTestdata(t, tt.file), tt.contentType, "https://example.org/feed")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,18 +52,18 @@ func TestParseFormatsAndFallback(t *testing.T) {
 
 func TestParseRejectsNonFeeds(t *testing.T) {
 	for _, tt := range []struct{ file, ct string }{{"page.html", "text/html"}, {"broken.xml", "application/rss+xml"}} {
-		_, err := Parse(readTestdata(t, tt.file), tt.ct, "https://example.org/")
+		_, err := readFeedAt(readTestdata(t, tt.file), tt.ct, "https://example.org/")
 		if !errors.Is(err, ErrNotFeed) {
 			t.Errorf("%s: err = %v, want ErrNotFeed", tt.file, err)
 		}
 	}
-	if _, err := Parse([]byte("hello"), "text/plain", ""); !errors.Is(err, ErrNotFeed) {
+	if _, err := readFeedAt([]byte("hello"), "text/plain", ""); !errors.Is(err, ErrNotFeed) {
 		t.Errorf("plain text: err = %v", err)
 	}
 }
 
 func TestEntryIdentity(t *testing.T) {
-	f, err := Parse(readTestdata(t, "rss.xml"), "application/rss+xml", "https://example.org/feed.xml")
+	f, err := readFeedAt(readTestdata(t, "rss.xml"), "application/rss+xml", "https://example.org/feed.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(readTestdata(f, name), "application/xml")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, ct string) {
-		feed, err := Parse(body, ct, "https://example.org/")
+		feed, err := readFeedAt(body, ct, "https://example.org/")
 		if err == nil && feed == nil {
 			t.Fatal("nil feed without error")
 		}

@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func TestIllFormedFeedsGiveTheirEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			feed, err := Parse(readTestdata(t, tt.file), "", "https://example.org/")
+			feed, err := readFeedAt(readTestdata(t, tt.file), "", "https://example.org/")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,14 +66,14 @@ func TestIllFormedFeedsGiveTheirEntries(t *testing.T) {
 }
 
 func TestRepairedTextMeansWhatWasMeant(t *testing.T) {
-	feed, err := Parse(readTestdata(t, "illformed_html_entities.xml"), "application/rss+xml", "")
+	feed, err := readFeedAt(readTestdata(t, "illformed_html_entities.xml"), "application/rss+xml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if feed.Title != "Café — news" || feed.Entries[0].Content != "<p>Café…</p> © 2026" {
 		t.Errorf("title %q, content %q", feed.Title, feed.Entries[0].Content)
 	}
-	feed, err = Parse(readTestdata(t, "illformed_unclosed_html.xml"), "application/rss+xml", "")
+	feed, err = readFeedAt(readTestdata(t, "illformed_unclosed_html.xml"), "application/rss+xml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestUnreadableBodyStaysAnError(t *testing.T) {
 		{"empty", "", "application/rss+xml"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if feed, err := Parse([]byte(tt.body), tt.ct, ""); !errors.Is(err, ErrNotFeed) {
+			if feed, err := readFeedAt([]byte(tt.body), tt.ct, ""); !errors.Is(err, ErrNotFeed) {
 				t.Errorf("feed %+v, err %v; want ErrNotFeed", feed, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import "testing"
 
@@ -24,7 +24,7 @@ func TestHomeLinkAsBaseOnlyWhenHTTP(t *testing.T) {
 				body = `<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><link rel="alternate" href="` + escapeXML(tt.home) +
 					`"/><entry><id>1</id><title>x</title><link rel="alternate" href="posts/1"/></entry></feed>`
 			}
-			f, err := Parse([]byte(body), "", "https://feeds.example/blog/feed")
+			f, err := readFeedAt([]byte(body), "", "https://feeds.example/blog/feed")
 			if err != nil {
 				t.Fatalf("%s %q: %v", format, tt.home, err)
 			}

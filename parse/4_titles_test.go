@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func TestAtomTitlesKeepTheirText(t *testing.T) {
 				`<entry><id>x</id><title type="html">first &lt;i&gt;entry&lt;/i&gt;</title></entry>` +
 				`<entry><id>1</id><media:title type="html">&lt;b&gt;other&lt;/b&gt;</media:title>` + tt.title +
 				`<source><title type="html">&lt;b&gt;source&lt;/b&gt;</title></source></entry></feed>`
-			f, err := Parse([]byte(body), "application/atom+xml", "https://example.org/")
+			f, err := readFeedAt([]byte(body), "application/atom+xml", "https://example.org/")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestAtomTitlesKeepTheirText(t *testing.T) {
 func TestAtomTitlesWithAPrefix(t *testing.T) {
 	body := `<a:feed xmlns:a="http://www.w3.org/2005/Atom"><a:title>&lt;x&gt; feed</a:title>` +
 		`<a:entry><a:id>1</a:id><a:title>&lt;y&gt; entry</a:title></a:entry></a:feed>`
-	f, err := Parse([]byte(body), "application/atom+xml", "")
+	f, err := readFeedAt([]byte(body), "application/atom+xml", "")
 	if err != nil {
 		t.Fatal(err)
 	}

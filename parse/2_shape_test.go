@@ -1,8 +1,7 @@
-package fetch
+package parse
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -84,8 +83,8 @@ func TestShapeOfHTMLPagesIsOnlyCounted(t *testing.T) {
 	if err := checkShape([]byte(page), false); err != nil {
 		t.Fatalf("page refused: %v", err)
 	}
-	if _, err := Parse([]byte(page), "text/html", "https://example.org/"); !errors.Is(err, ErrNotFeed) {
-		t.Errorf("Parse = %v, want ErrNotFeed (an HTML page)", err)
+	if _, err := readFeedAt([]byte(page), "text/html", "https://example.org/"); !errors.Is(err, ErrNotFeed) {
+		t.Errorf("readFeed = %v, want ErrNotFeed (an HTML page)", err)
 	}
 	huge := "<html><body>" + strings.Repeat("<i>", MaxNodes+1) + "</body></html>"
 	if err := checkShape([]byte(huge), false); !errors.Is(err, ErrTooManyNodes) {
@@ -96,9 +95,9 @@ func TestShapeOfHTMLPagesIsOnlyCounted(t *testing.T) {
 func TestParseRefusesTheNestedFeedQuickly(t *testing.T) {
 	body := []byte(nested(1_400_000))
 	start := time.Now()
-	_, err := Parse(body, "application/rss+xml", "https://example.org/feed")
+	_, err := readFeedAt(body, "application/rss+xml", "https://example.org/feed")
 	if !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("Parse = %v, want ErrTooDeep", err)
+		t.Fatalf("readFeed = %v, want ErrTooDeep", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v", d)
@@ -110,7 +109,7 @@ func TestParseRefusesTheNestedFeedQuickly(t *testing.T) {
 // Content-Type says.
 func TestParseBoundsFeedsWhateverTheirLabel(t *testing.T) {
 	for _, ct := range []string{"text/html", "text/plain", "application/json", ""} {
-		if _, err := Parse([]byte(nested(200)), ct, ""); !errors.Is(err, ErrTooDeep) {
+		if _, err := readFeedAt([]byte(nested(200)), ct, ""); !errors.Is(err, ErrTooDeep) {
 			t.Errorf("labelled %q: %v, want ErrTooDeep", ct, err)
 		}
 	}
@@ -145,36 +144,13 @@ func TestParseKeepsMaxEntries(t *testing.T) {
 		return fmt.Sprintf("<item><guid>%d</guid><pubDate>%s</pubDate></item>", i,
 			time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Hour).Format(time.RFC1123Z))
 	})
-	f, err := Parse([]byte(body), "application/rss+xml", "")
+	f, err := readFeedAt([]byte(body), "application/rss+xml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Entries) != MaxEntries || f.Entries[0].Key != "id:500" {
 		t.Errorf("kept %d entries from %s, want %d from id:500", len(f.Entries), f.Entries[0].Key, MaxEntries)
 	}
-}
-
-// A client parses at most ParseBudget nodes at once: the turns of large
-// bodies wait for each other, small ones go together.
-func TestParseTurnsShareABudget(t *testing.T) {
-	c := New(Options{})
-	big := []byte(`<rss><channel><item>` + strings.Repeat("<a/>", MaxNodes) + `</item></channel></rss>`)
-	release1, _ := c.parseTurn(context.Background(), big)
-	release2, _ := c.parseTurn(context.Background(), big)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	if _, err := c.parseTurn(ctx, []byte(nested(10))); err == nil {
-		t.Fatal("a third turn was given while two bodies at the bound were being parsed")
-	}
-	release1()
-	release1() // twice is once
-	small := []byte(nested(10))
-	for range 1000 {
-		if _, err := c.parseTurn(context.Background(), small); err != nil {
-			t.Fatal(err)
-		}
-	}
-	release2()
 }
 
 // decoderDepth is the deepest nesting and the element count encoding/xml
@@ -215,7 +191,7 @@ func FuzzShapeScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		err := checkShape(body, true)
 		checkShape(body, false)
-		countNodes(body)
+		Nodes(body)
 		if err != nil || isJSONBody(body) {
 			return
 		}

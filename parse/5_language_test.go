@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import "testing"
 
@@ -24,7 +24,7 @@ func TestFeedLanguage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := Parse([]byte(tt.body), tt.contentType, "https://example.org/feed")
+			f, err := readFeedAt([]byte(tt.body), tt.contentType, "https://example.org/feed")
 			if err != nil {
 				t.Fatal(err)
 			}

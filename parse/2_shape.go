@@ -1,14 +1,9 @@
-package fetch
+package parse
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
-
-	"feeddigest/domain"
 )
 
 // What reaches a parser is bounded before it gets there. gofeed reads
@@ -37,22 +32,7 @@ const (
 	// MaxTextCopy bounds the bytes gofeed copies joining the text pieces
 	// of elements (an element's text is copied again for every piece).
 	MaxTextCopy = 512 << 20
-	// MaxEntries is how many entries of one body are kept, the newest.
-	MaxEntries = 1_000
 )
-
-// ErrTooDeep means a body nests elements (or JSON values) deeper than MaxDepth.
-var ErrTooDeep = errors.New("feed nested too deeply")
-
-// ErrTooManyNodes means a body has more than MaxNodes elements and attributes.
-var ErrTooManyNodes = errors.New("feed has too many elements")
-
-// ErrTooManyNamespaces means more than MaxNamespaces declarations in scope.
-var ErrTooManyNamespaces = errors.New("feed declares too many namespaces")
-
-// ErrTooFragmented means an element's text comes in so many pieces that
-// joining them would copy more than MaxTextCopy bytes.
-var ErrTooFragmented = errors.New("feed text too fragmented")
 
 // checkShape refuses a body whose shape could make a parser run away.
 // xmlFeed says the body goes to gofeed's XML parsers, whose nesting and
@@ -416,63 +396,10 @@ func endOfJSONString(b []byte, i int) int {
 	return len(b)
 }
 
-// keepNewest keeps the n newest entries, in their order; entries without
-// a date count as older than dated ones, and among themselves the first
-// in the body are kept.
-func keepNewest(entries []domain.Entry, n int) []domain.Entry {
-	if len(entries) <= n {
-		return entries
-	}
-	order := make([]int, len(entries))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ta, tb := entries[a].Published, entries[b].Published
-		switch {
-		case ta.IsZero() != tb.IsZero():
-			if ta.IsZero() {
-				return 1
-			}
-			return -1
-		}
-		return tb.Compare(ta)
-	})
-	keep := order[:n]
-	slices.Sort(keep)
-	out := make([]domain.Entry, 0, n)
-	for _, i := range keep {
-		out = append(out, entries[i])
-	}
-	return out
-}
-
-// ParseBudget bounds the nodes (see MaxNodes) of the bodies one Client
-// parses at once: two bodies at the bound, or hundreds of ordinary feeds.
-// Parsing costs memory by the node, up to 150 MB for a body at MaxNodes,
-// so without it a run's memory would grow with concurrency times that;
-// with it, a run holds at most concurrency bodies of max_body waiting for
-// their turn, and ParseBudget nodes being parsed.
-const ParseBudget = 2 * MaxNodes
-
-// ErrNotParsed means a body was never read: no turn to parse it came
-// (the pass was stopped), or the caller abandoned it (recording the
-// attempt failed). It says nothing about the body, so the body's hash is
-// not kept.
-var ErrNotParsed = errors.New("body not parsed")
-
-// parseTurn waits until the body's nodes fit in the client's ParseBudget
-// and takes them until release is called.
-func (c *Client) parseTurn(ctx context.Context, body []byte) (release func(), err error) {
-	weight := int64(min(max(countNodes(body), 1), MaxNodes))
-	if err := c.parsing.Acquire(ctx, weight); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotParsed, err)
-	}
-	return sync.OnceFunc(func() { c.parsing.Release(weight) }), nil
-}
-
-// countNodes counts a body's nodes, up to just past MaxNodes.
-func countNodes(body []byte) int {
+// Nodes counts a body's nodes (see MaxNodes), up to just past MaxNodes:
+// what reading it costs in memory, for a caller that bounds what it reads
+// at once.
+func Nodes(body []byte) int {
 	if isJSONBody(body) {
 		n, _ := jsonShape(body)
 		return n

@@ -1,8 +1,6 @@
-package fetch
+package parse
 
 import (
-	"context"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -49,13 +47,9 @@ func TestCharsetConversion(t *testing.T) {
 			if tt.file != "" {
 				body = readTestdata(t, tt.file)
 			}
-			_, ts := serve(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", tt.contentType)
-				w.Write(body)
-			})
-			res := testClient(Options{}).Poll(context.Background(), Request{URL: ts.URL}, testNow)
-			if res.Outcome != OutcomeFresh {
-				t.Fatalf("outcome %v err %v", res.Outcome, res.Err)
+			res, err := Read(body, tt.contentType, nil)
+			if err != nil || res.Feed == nil {
+				t.Fatalf("feed %v err %v", res.Feed, err)
 			}
 			if res.Feed.Title != tt.wantTitle {
 				t.Errorf("title %q, want %q", res.Feed.Title, tt.wantTitle)
@@ -85,13 +79,9 @@ func TestDeclareUTF8(t *testing.T) {
 func TestHTMLPageCharset(t *testing.T) {
 	page := "<html><head><meta charset=\"windows-1252\"></head><body><div class=\"h-feed\">" +
 		"<article class=\"h-entry\"><a class=\"u-url\" href=\"/1\">#</a><div class=\"e-content\">Caf\xe9 \x93quoted\x94</div></article></div></body></html>"
-	_, ts := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte(page))
-	})
-	res := testClient(Options{}).Poll(context.Background(), Request{URL: ts.URL}, testNow)
-	if res.Outcome != OutcomeFresh || len(res.Feed.Entries) != 1 {
-		t.Fatalf("outcome %v err %v", res.Outcome, res.Err)
+	res, err := Read([]byte(page), "text/html", mustURL(t, "http://127.0.0.1/"))
+	if err != nil || res.Feed == nil || len(res.Feed.Entries) != 1 {
+		t.Fatalf("feed %v err %v", res.Feed, err)
 	}
 	if got := res.Feed.Entries[0].Content; !strings.Contains(got, "Café “quoted”") {
 		t.Errorf("content %q: the page's <meta charset> was not honoured", got)

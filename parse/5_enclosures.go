@@ -1,4 +1,4 @@
-package fetch
+package parse
 
 import (
 	"net/url"
@@ -52,7 +52,7 @@ func enclosures(it *gofeed.Item, entryLink string, base *url.URL) []domain.Enclo
 		out = append(out, domain.Enclosure{URL: link.String(), Type: mimeType(enc.Type), Length: byteLength(enc.Length)})
 	}
 	if it.ITunesExt != nil {
-		if d, ok := ParseDuration(it.ITunesExt.Duration); ok {
+		if d, ok := parseDuration(it.ITunesExt.Duration); ok {
 			if i := slices.IndexFunc(out, func(e domain.Enclosure) bool { return isMedia(e.Type) }); i >= 0 {
 				out[i].Duration = d
 			} else if len(out) > 0 {
@@ -95,11 +95,11 @@ func byteLength(s string) int64 {
 	return n
 }
 
-// ParseDuration reads an itunes:duration: "HH:MM:SS", "H:MM:SS", "MM:SS"
+// parseDuration reads an itunes:duration: "HH:MM:SS", "H:MM:SS", "MM:SS"
 // or a number of seconds, a fraction of a second allowed and dropped.
 // Minutes and seconds after a colon are below 60 (one or two digits). ok is false for
 // anything else, and for nothing or a time beyond 1000 hours.
-func ParseDuration(s string) (d time.Duration, ok bool) {
+func parseDuration(s string) (d time.Duration, ok bool) {
 	s = strings.TrimSpace(s)
 	if whole, frac, found := strings.Cut(s, "."); found {
 		if !digits(frac) {
