@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"feeddigest/domain"
 )
 
 func nested(n int) string {
@@ -112,44 +110,6 @@ func TestParseBoundsFeedsWhateverTheirLabel(t *testing.T) {
 		if _, err := readFeedAt([]byte(nested(200)), ct, ""); !errors.Is(err, ErrTooDeep) {
 			t.Errorf("labelled %q: %v, want ErrTooDeep", ct, err)
 		}
-	}
-}
-
-func TestKeepNewestEntries(t *testing.T) {
-	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var entries []domain.Entry
-	for i := range 10 {
-		e := domain.Entry{Key: fmt.Sprint(i)}
-		if i%3 != 0 { // 0, 3, 6, 9 undated
-			e.Published = day.AddDate(0, 0, i)
-		}
-		entries = append(entries, e)
-	}
-	got := keepNewest(entries, 4)
-	var keys []string
-	for _, e := range got {
-		keys = append(keys, e.Key)
-	}
-	// The four newest dated, in body order.
-	if want := "4 5 7 8"; strings.Join(keys, " ") != want {
-		t.Errorf("kept %v, want %s", keys, want)
-	}
-	if got := keepNewest(entries[:3], 4); len(got) != 3 {
-		t.Errorf("kept %d of 3", len(got))
-	}
-}
-
-func TestParseKeepsMaxEntries(t *testing.T) {
-	body := rssItems(MaxEntries+500, func(i int) string {
-		return fmt.Sprintf("<item><guid>%d</guid><pubDate>%s</pubDate></item>", i,
-			time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Hour).Format(time.RFC1123Z))
-	})
-	f, err := readFeedAt([]byte(body), "application/rss+xml", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Entries) != MaxEntries || f.Entries[0].Key != "id:500" {
-		t.Errorf("kept %d entries from %s, want %d from id:500", len(f.Entries), f.Entries[0].Key, MaxEntries)
 	}
 }
 

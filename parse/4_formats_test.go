@@ -2,25 +2,11 @@ package parse
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mmcdole/gofeed"
-
-	"feeddigest/domain"
 )
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestParseFormatsAndFallback(t *testing.T) {
 	tests := []struct {
@@ -59,53 +45,6 @@ func TestParseRejectsNonFeeds(t *testing.T) {
 	}
 	if _, err := readFeedAt([]byte("hello"), "text/plain", ""); !errors.Is(err, ErrNotFeed) {
 		t.Errorf("plain text: err = %v", err)
-	}
-}
-
-func TestEntryIdentity(t *testing.T) {
-	f, err := readFeedAt(readTestdata(t, "rss.xml"), "application/rss+xml", "https://example.org/feed.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]domain.Entry{}
-	for _, e := range f.Entries {
-		keys[e.Key] = e
-	}
-	if _, ok := keys["id:urn:a"]; !ok {
-		t.Errorf("guid should be the key: %v", keys)
-	}
-	if e, ok := keys["link:https://example.org/b"]; !ok {
-		t.Errorf("link (resolved) should be the key without a guid: %v", keys)
-	} else if e.Link != "https://example.org/b" {
-		t.Errorf("relative link not resolved: %q", e.Link)
-	}
-	var hashed int
-	for k := range keys {
-		if strings.HasPrefix(k, "hash:") {
-			hashed++
-		}
-	}
-	if hashed != 1 {
-		t.Errorf("an entry with neither guid nor link is keyed by a hash: %v", keys)
-	}
-	if !keys["id:urn:d"].Published.IsZero() {
-		t.Error("an unparseable date must come back zero")
-	}
-	if got := keys["id:urn:a"].Published; !got.Equal(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)) {
-		t.Errorf("published = %v", got)
-	}
-}
-
-func TestEntryKeyStableAndDistinct(t *testing.T) {
-	a := EntryKey("", "", "Title", "Body")
-	if a != EntryKey("", "", "Title", "Body") {
-		t.Error("hash key not stable")
-	}
-	if a == EntryKey("", "", "Title", "Other body") || a == EntryKey("", "", "TitleBody", "") {
-		t.Error("hash keys collide")
-	}
-	if EntryKey("g", "l", "t", "c") != "id:g" || EntryKey("", "l", "t", "c") != "link:l" {
-		t.Error("guid, then link")
 	}
 }
 

@@ -111,6 +111,9 @@ func httpBase(s string) *url.URL {
 	return u
 }
 
+// resolve is ref made absolute against base, or ref as it is when it
+// cannot be (no base, unparseable). Whether the result is a link to show
+// is decided later: render keeps only http(s) and mailto links.
 func resolve(base *url.URL, ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" || base == nil {
