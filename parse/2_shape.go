@@ -45,11 +45,6 @@ func checkShape(body []byte, xmlFeed bool) error {
 	return s.run()
 }
 
-func isJSONBody(body []byte) bool {
-	b := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF")), " \t\r\n")
-	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
-}
-
 // withoutControls drops the bytes gofeed filters out before its XML
 // decoder sees them (below 0x20 but tab, LF and CR), so that the scan sees
 // the markup the parser will: "<r\x01ss>" is an <rss> to gofeed. A body

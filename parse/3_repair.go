@@ -37,13 +37,6 @@ func readRepaired(body []byte, contentType string, base *url.URL) *Feed {
 	return feed
 }
 
-// mayBeXML rules out what the XML repair has no business with: JSON and
-// HTML pages (which stage 6 searches for their feeds).
-func mayBeXML(body []byte) bool {
-	rest := bytes.TrimLeft(bytes.TrimPrefix(body, utf8BOM), " \t\r\n")
-	return len(rest) > 0 && rest[0] != '{' && rest[0] != '[' && !sniffHTML(body)
-}
-
 // repairs says what repairXML had to mend in a body.
 type repairs uint16
 
@@ -161,8 +154,6 @@ type openTag struct {
 	at               int32 // where its start tag begins in out
 	outsider         bool  // an item or entry, dropped whole when cut off
 }
-
-var utf8BOM = []byte("\xEF\xBB\xBF")
 
 // skipLeadingJunk drops byte-order marks, whitespace and, when an XML
 // declaration follows soon, whatever a server printed before it. One

@@ -37,8 +37,10 @@
 //     parser's success overrules: Atom served as text/html is a feed.
 //     The page is read as it came, its <meta charset> counting too.
 //
-// Every error Read returns is one of those of errors.go, wrapped, to
-// be checked with errors.Is.
+// Beside the stages, sniff.go says what a body looks like (JSON, maybe
+// XML, an HTML page, the type its Content-Type names), which the stages
+// ask before they act; errors.go names what a body can be wrong with:
+// every error Read returns wraps one of them, for errors.Is.
 package parse
 
 import (
