@@ -46,7 +46,7 @@ func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.S
 		Now:          now,
 		Log:          slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: level})),
 		SMTPPassword: os.Getenv("FEEDDIGEST_SMTP_PASSWORD"),
-		Progress:     pipeline.ProgressPrinter(inv.stderr),
+		Progress:     progressPrinter(inv.stderr),
 		Lease:        inv.opts.lease,
 	}
 	sum, err := pipeline.Run(ctx, cfg, opts)
@@ -58,7 +58,7 @@ func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.S
 		enc.SetIndent("", "  ")
 		return &sum, enc.Encode(sum)
 	}
-	return &sum, pipeline.WriteSummary(inv.stdout, sum)
+	return &sum, writeSummary(inv.stdout, sum)
 }
 
 // appendSummary appends to file, as Markdown, what the pass did (or why
@@ -81,12 +81,12 @@ func appendSummary(ctx context.Context, file string, cfg *config.Config, sum *pi
 
 func writeMarkdownSummary(ctx context.Context, w io.Writer, cfg *config.Config, sum *pipeline.Summary, runErr error) error {
 	if runErr != nil {
-		if err := pipeline.WriteFailureMarkdown(w, runErr); err != nil {
+		if err := writeFailureMarkdown(w, runErr); err != nil {
 			return err
 		}
 	}
 	if sum != nil && !sum.Now.IsZero() {
-		if err := pipeline.WriteSummaryMarkdown(w, *sum); err != nil {
+		if err := writeSummaryMarkdown(w, *sum); err != nil {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func writeMarkdownSummary(ctx context.Context, w io.Writer, cfg *config.Config, 
 		_, err = fmt.Fprintf(w, "\nFeed status unavailable: %s\n", errorText(err))
 		return err
 	}
-	return pipeline.WriteStatusMarkdown(w, rows, now)
+	return writeStatusMarkdown(w, rows, now)
 }
 
 // clock is the time a pass uses: -now when given, else the wall clock.
@@ -132,7 +132,7 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	if err := pipeline.WriteStatusTable(inv.stdout, rows, now); err != nil {
+	if err := writeStatusTable(inv.stdout, rows, now); err != nil {
 		return err
 	}
 	users, err := pipeline.Users(ctx, cfg, now)
@@ -140,7 +140,7 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 		return err
 	}
 	fmt.Fprintln(inv.stdout)
-	if err := pipeline.WriteUsersTable(inv.stdout, users); err != nil {
+	if err := writeUsersTable(inv.stdout, users); err != nil {
 		return err
 	}
 	if !pipeline.HasState(ctx, cfg) {
@@ -156,7 +156,7 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	return pipeline.WriteMailStatus(inv.stdout, mail, now)
+	return writeMailStatus(inv.stdout, mail, now)
 }
 
 // feedRows is the feeds' health from the state file, or, before the

@@ -1,4 +1,4 @@
-package pipeline
+package cli
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"golang.org/x/term"
 
 	"feeddigest/internal/english"
+	"feeddigest/pipeline"
 )
 
-// ProgressPrinter reports a pass's progress on w: a progress bar when w
+// progressPrinter reports a pass's progress on w: a progress bar when w
 // is a terminal, plain lines otherwise (a CI log, a cron mail).
-func ProgressPrinter(w io.Writer) func(Event) {
+func progressPrinter(w io.Writer) func(pipeline.Event) {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return progressBar(w)
 	}
@@ -23,15 +24,15 @@ func ProgressPrinter(w io.Writer) func(Event) {
 
 // progressBar draws one bar for the polls and prints the other events
 // as lines under it.
-func progressBar(w io.Writer) func(Event) {
+func progressBar(w io.Writer) func(pipeline.Event) {
 	var bar *progressbar.ProgressBar
-	return func(e Event) {
+	return func(e pipeline.Event) {
 		switch {
-		case e.Kind == EventDue && e.Total > 0:
+		case e.Kind == pipeline.EventDue && e.Total > 0:
 			bar = progressbar.NewOptions(e.Total, progressbar.OptionSetWriter(w),
 				progressbar.OptionSetDescription("polling"), progressbar.OptionShowCount(),
 				progressbar.OptionClearOnFinish())
-		case e.Kind == EventPolled && bar != nil:
+		case e.Kind == pipeline.EventPolled && bar != nil:
 			bar.Describe(fmt.Sprintf("polling (%d failed)", e.Failed))
 			bar.Set(e.Done)
 			if e.Done == e.Total {
@@ -44,20 +45,20 @@ func progressBar(w io.Writer) func(Event) {
 	}
 }
 
-func plainProgress(w io.Writer) func(Event) {
-	return func(e Event) {
+func plainProgress(w io.Writer) func(pipeline.Event) {
+	return func(e pipeline.Event) {
 		switch e.Kind {
-		case EventDue:
+		case pipeline.EventDue:
 			if e.Total > 0 {
 				fmt.Fprintf(w, "polling %s\n", english.Count(e.Total, "feed"))
 			}
-		case EventPolled:
+		case pipeline.EventPolled:
 			if e.Done == e.Total || e.Done%progressEvery == 0 {
 				fmt.Fprintf(w, "polled %d/%s (%d failed)\n", e.Done, english.Count(e.Total, "feed"), e.Failed)
 			}
-		case EventDigest:
+		case pipeline.EventDigest:
 			fmt.Fprintf(w, "digest built: %s\n", e.Detail)
-		case EventSent:
+		case pipeline.EventSent:
 			fmt.Fprintf(w, "digest sent: %s\n", e.Detail)
 		}
 	}
@@ -65,8 +66,8 @@ func plainProgress(w io.Writer) func(Event) {
 
 const progressEvery = 50
 
-// WriteSummary prints what a pass did, on one screen.
-func WriteSummary(w io.Writer, s Summary) error {
+// writeSummary prints what a pass did, on one screen.
+func writeSummary(w io.Writer, s pipeline.Summary) error {
 	_, err := fmt.Fprintf(w, `feeddigest pass at %s
   users due      %d
   feeds polled   %d (new content %d, unchanged %d, failed %d)
@@ -92,9 +93,9 @@ func WriteSummary(w io.Writer, s Summary) error {
 	return nil
 }
 
-// WriteSummaryMarkdown writes what a pass did as GitHub-flavoured
+// writeSummaryMarkdown writes what a pass did as GitHub-flavoured
 // Markdown: a heading that says the outcome, then the figures.
-func WriteSummaryMarkdown(w io.Writer, s Summary) error {
+func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
 	var b strings.Builder
 	headline := "nothing was due"
 	switch {
@@ -128,9 +129,9 @@ func WriteSummaryMarkdown(w io.Writer, s Summary) error {
 	return err
 }
 
-// WriteFailureMarkdown says in Markdown that a pass could not complete,
+// writeFailureMarkdown says in Markdown that a pass could not complete,
 // and why.
-func WriteFailureMarkdown(w io.Writer, runErr error) error {
+func writeFailureMarkdown(w io.Writer, runErr error) error {
 	_, err := fmt.Fprintf(w, "## feeddigest: the pass failed\n\n%s\n\n", mdEscape(runErr.Error()))
 	return err
 }
