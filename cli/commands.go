@@ -1,3 +1,8 @@
+// Package cli is feeddigest's command layer: the table of commands
+// (this file), their help and flag parsing, one file per command, the
+// text they print (report.go, status.go) and the advice they add to
+// errors (advice.go). States are opened by name (store.Open, through
+// pipeline): which back ends exist is main's to register.
 package cli
 
 import (
