@@ -1012,7 +1012,7 @@ func simTell(t *testing.T, seed uint64, r *simRunner, vs []simViolation) {
 	t.Helper()
 	counts := map[string]int{}
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d (replay: FEEDDIGEST_TEST_SEED=%d go test -run TestAdversarialSimulation .): %d violations\n", seed, seed, len(vs))
+	fmt.Fprintf(&b, "seed %d (replay: FEEDDIGEST_TEST_SEED=%d go test -run TestAdversarialSimulation ./e2e/): %d violations\n", seed, seed, len(vs))
 	told := map[string]int{}
 	for _, v := range vs {
 		counts[v.what]++

@@ -5,7 +5,7 @@
 // in-process live beside them in package cli.
 //
 //	go test ./e2e/                       # all of it (some minutes)
-//	go test -run 'TestKill|TestCLI' ./e2e/
+//	go test -run 'TestKill|TestFeedThatKills' ./e2e/
 //
 // Under -short the tests that need the binary skip.
 package e2e
