@@ -1,8 +1,9 @@
 // Command feeddigest builds one calm digest a day of the feeds each user
 // follows: a static HTML page and an email, from an hourly cron or CI job.
 //
-// The commands are defined in cmd.go (the table, help and flag parsing)
-// and in one cmd_*.go file per command.
+// main only wires: it registers the state back ends, sets the memory
+// limits of the process and runs the command line. The commands live in
+// package cli.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
+	"feeddigest/cli"
 	"feeddigest/postgres"
 	"feeddigest/sqlite"
 	"feeddigest/store"
@@ -30,10 +32,9 @@ func init() {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	progName = invokedAs(os.Args[0])
 	limitMemory()
 	stopProfile := startCPUProfile(os.Getenv("FEEDDIGEST_CPUPROFILE"))
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
 	stopProfile()
 	os.Exit(code)
 }

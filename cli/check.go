@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"feeddigest/config"
+	"feeddigest/fetch"
+	"feeddigest/internal/english"
+	"feeddigest/internal/redact"
+	"feeddigest/pipeline"
+	"feeddigest/render"
+)
+
+// checkCmd validates a configuration and polls each of its feeds once,
+// the way `run` would poll a feed it has never seen, and says what it
+// found. It opens no state file and writes nothing, so it is safe to try
+// before the first run or beside a running one.
+func checkCmd(ctx context.Context, inv *invocation) error {
+	cfg, err := inv.loadConfigWarn()
+	if err != nil {
+		return err
+	}
+	now, stdout := time.Now(), inv.stdout
+	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", cfg.Path,
+		english.Count(len(cfg.Users), "user"), english.Count(len(cfg.AllFeeds()), "feed"))
+	checks := checkFeeds(ctx, cfg, now)
+	failed := 0
+	for _, c := range checks {
+		if !c.ok() {
+			failed++
+		}
+		writeCheck(stdout, c, now, cfg.Fetch.HintCap)
+	}
+	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(len(checks), "feed"), len(checks)-failed, failed)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %s failed", failed, english.Count(len(checks), "feed"))
+	}
+	return nil
+}
+
+// feedCheck is one feed's poll.
+type feedCheck struct {
+	url         string
+	subscribers []string
+	res         fetch.Result
+}
+
+// ok: the feed answered with a feed (or, for a URL with validators, would
+// have; a first poll carries none, so that is a parsed body).
+func (c feedCheck) ok() bool {
+	return c.res.Outcome == fetch.OutcomeFresh || c.res.Outcome == fetch.OutcomeUnchanged
+}
+
+// checkFeeds polls every feed once, at most cfg.Fetch.Concurrency at a
+// time, with a client made as the pipeline makes it (so per-host limits,
+// the private-address rule and the size limit apply). The start delay is
+// skipped: a person is waiting. Results come back in URL order.
+func checkFeeds(ctx context.Context, cfg *config.Config, now time.Time) []feedCheck {
+	client := pipeline.NewClient(cfg)
+	defer client.Close()
+	subs := subscribers(cfg)
+	urls := cfg.AllFeeds()
+	checks := make([]feedCheck, len(urls))
+	var g errgroup.Group
+	g.SetLimit(max(cfg.Fetch.Concurrency, 1))
+	for i, u := range urls {
+		checks[i] = feedCheck{url: u, subscribers: subs[u]}
+		if err := ctx.Err(); err != nil {
+			checks[i].res = fetch.Result{Outcome: fetch.OutcomeNetError, Err: err}
+			continue
+		}
+		g.Go(func() error {
+			// A first poll: no validators, so no HEAD and an unconditional GET.
+			checks[i].res = client.Poll(ctx, fetch.Request{URL: u}, now)
+			return nil
+		})
+	}
+	g.Wait()
+	return checks
+}
+
+// subscribers maps each feed URL to the users who follow it.
+func subscribers(cfg *config.Config) map[string][]string {
+	subs := map[string][]string{}
+	for _, u := range cfg.Users {
+		for _, f := range u.FeedURLs() {
+			subs[f] = append(subs[f], u.Name)
+		}
+	}
+	return subs
+}
+
+// writeCheck prints one feed as a block of labelled lines.
+func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) {
+	mark := "ok"
+	if !c.ok() {
+		mark = "FAILED"
+	}
+	fmt.Fprintf(w, "%s  %s\n", mark, redact.URL(c.url))
+	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, oneLine(value)) }
+	line("subscribers", strings.Join(c.subscribers, ", "))
+	line("status", statusText(c.res.Status))
+	if f := c.res.Feed; f != nil {
+		line("format", f.Format)
+		line("title", orNone(f.Title))
+		line("entries", fmt.Sprint(len(f.Entries)))
+	}
+	if c.ok() {
+		line("validators", validators(c.res))
+		line("freshness", freshness(c.res, hintCap))
+	}
+	if c.res.PermanentURL != "" {
+		line("moved", moved(c.res))
+	}
+	if !c.res.RetryAfter.IsZero() {
+		line("retry after", fmt.Sprintf("%s (in %s)", c.res.RetryAfter.UTC().Format(time.RFC3339), humanDuration(c.res.RetryAfter.Sub(now))))
+	}
+	if c.res.Err != nil {
+		line("error", errorText(c.res.Err))
+	}
+	fmt.Fprintln(w)
+}
+
+func statusText(code int) string {
+	if code == 0 {
+		return "no response"
+	}
+	return fmt.Sprintf("%d %s", code, http.StatusText(code))
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func validators(res fetch.Result) string {
+	var v []string
+	if res.ETag != "" {
+		v = append(v, "ETag "+res.ETag)
+	}
+	if res.LastModified != "" {
+		v = append(v, "Last-Modified "+res.LastModified)
+	}
+	if len(v) == 0 {
+		return "none: every poll downloads the whole feed"
+	}
+	return strings.Join(v, "; ")
+}
+
+// freshness names the publisher's hints: the one the schedule will use
+// (the longest) and the feed's own ttl when a header hint outranks it.
+func freshness(res fetch.Result, hintCap time.Duration) string {
+	var hints []string
+	if res.Hint > 0 {
+		h := res.HintSource + " " + humanDuration(res.Hint)
+		if hintCap > 0 && res.Hint > hintCap {
+			h += fmt.Sprintf(" (capped at %s)", humanDuration(hintCap))
+		}
+		hints = append(hints, h)
+	}
+	if f := res.Feed; f != nil && f.TTL > 0 && f.TTLSource != res.HintSource {
+		hints = append(hints, f.TTLSource+" "+humanDuration(f.TTL))
+	}
+	if len(hints) == 0 {
+		return "none (polled once a day at most, at each subscriber's digest hour)"
+	}
+	return strings.Join(hints, "; ")
+}
+
+func moved(res fetch.Result) string {
+	s := "permanently to " + redact.URL(res.PermanentURL)
+	if res.OriginChanged {
+		return s + " (another site: run keeps the old URL and flags it in status; update the config if you trust it)"
+	}
+	return s + " (run will poll the new URL; update the config)"
+}
+
+// oneLine is text from a feed or a server made safe for a terminal: no
+// control characters (an escape sequence could rewrite the screen), on
+// one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(render.StripControl(s)), " ")
+}
+
+// errorText is a poll's error on one line, with advice where a setting
+// would change it.
+func errorText(err error) string {
+	return strings.Join(strings.Fields(pipeline.PollErrorText(err)), " ")
+}
+
+// humanDuration writes a duration the way people say it: 1h, 1h30m, 2d.
+func humanDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d <= 0 {
+		return "now"
+	}
+	var b strings.Builder
+	for _, unit := range []struct {
+		size time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if n := d / unit.size; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, unit.name)
+			d -= n * unit.size
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"feeddigest/internal/english"
+	"feeddigest/pipeline"
+)
+
+// progressPrinter reports a pass's progress on w: a progress bar when w
+// is a terminal, plain lines otherwise (a CI log, a cron mail).
+func progressPrinter(w io.Writer) func(pipeline.Event) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return progressBar(w)
+	}
+	return plainProgress(w)
+}
+
+// progressBar draws one bar for the polls and prints the other events
+// as lines under it.
+func progressBar(w io.Writer) func(pipeline.Event) {
+	var bar *progressbar.ProgressBar
+	return func(e pipeline.Event) {
+		switch {
+		case e.Kind == pipeline.EventDue && e.Total > 0:
+			bar = progressbar.NewOptions(e.Total, progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("polling"), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish())
+		case e.Kind == pipeline.EventPolled && bar != nil:
+			bar.Describe(fmt.Sprintf("polling (%d failed)", e.Failed))
+			bar.Set(e.Done)
+			if e.Done == e.Total {
+				bar.Finish()
+				fmt.Fprintf(w, "polled %s (%d failed)\n", english.Count(e.Total, "feed"), e.Failed)
+			}
+		default:
+			plainProgress(w)(e)
+		}
+	}
+}
+
+func plainProgress(w io.Writer) func(pipeline.Event) {
+	return func(e pipeline.Event) {
+		switch e.Kind {
+		case pipeline.EventDue:
+			if e.Total > 0 {
+				fmt.Fprintf(w, "polling %s\n", english.Count(e.Total, "feed"))
+			}
+		case pipeline.EventPolled:
+			if e.Done == e.Total || e.Done%progressEvery == 0 {
+				fmt.Fprintf(w, "polled %d/%s (%d failed)\n", e.Done, english.Count(e.Total, "feed"), e.Failed)
+			}
+		case pipeline.EventDigest:
+			fmt.Fprintf(w, "digest built: %s\n", e.Detail)
+		case pipeline.EventSent:
+			fmt.Fprintf(w, "digest sent: %s\n", e.Detail)
+		}
+	}
+}
+
+const progressEvery = 50
+
+// writeSummary prints what a pass did, on one screen.
+func writeSummary(w io.Writer, s pipeline.Summary) error {
+	_, err := fmt.Fprintf(w, `feeddigest pass at %s
+  users due      %d
+  feeds polled   %d (new content %d, unchanged %d, failed %d)
+  requests       %d, %s received
+  new entries    %d
+  digests built  %d, pages written %d
+  emails sent    %d (failed %d)
+`, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
+		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
+	if err != nil {
+		return err
+	}
+	for _, e := range s.FeedErrors {
+		if _, err := fmt.Fprintf(w, "  feed error: %s\n", e); err != nil {
+			return err
+		}
+	}
+	for _, m := range s.MailProblems {
+		if _, err := fmt.Fprintf(w, "  mail not sent: %s\n", m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSummaryMarkdown writes what a pass did as GitHub-flavoured
+// Markdown: a heading that says the outcome, then the figures.
+func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
+	var b strings.Builder
+	headline := "nothing was due"
+	switch {
+	case s.DigestsBuilt > 0:
+		headline = english.Count(s.DigestsBuilt, "digest") + " built"
+	case s.FeedsPolled > 0:
+		headline = english.Count(s.FeedsPolled, "feed") + " polled"
+	}
+	fmt.Fprintf(&b, "## feeddigest: %s\n\nPass at %s.\n\n", headline, s.Now.UTC().Format("2006-01-02 15:04 UTC"))
+	b.WriteString("| | |\n| --- | ---: |\n")
+	row := func(label string, value any) { fmt.Fprintf(&b, "| %s | %v |\n", label, value) }
+	row("users due", s.UsersDue)
+	row("feeds polled", s.FeedsPolled)
+	row("with new content", s.Fresh)
+	row("unchanged", s.Unchanged)
+	row("failed", s.Failed)
+	row("requests", s.Requests)
+	row("bytes received", s.Bytes)
+	row("new entries", s.NewEntries)
+	row("digests built", s.DigestsBuilt)
+	row("pages written", s.PagesWritten)
+	row("emails sent", s.EmailsSent)
+	row("emails failed (retried next run)", s.SendFailures)
+	if len(s.FeedErrors) > 0 {
+		fmt.Fprintf(&b, "\n%s in this pass:\n\n", english.Count(len(s.FeedErrors), "feed error"))
+		for _, e := range s.FeedErrors {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(e))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFailureMarkdown says in Markdown that a pass could not complete,
+// and why.
+func writeFailureMarkdown(w io.Writer, runErr error) error {
+	_, err := fmt.Fprintf(w, "## feeddigest: the pass failed\n\n%s\n\n", mdEscape(runErr.Error()))
+	return err
+}

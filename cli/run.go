@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/demo"
+	"feeddigest/internal/english"
+	"feeddigest/pipeline"
+	"feeddigest/render"
+)
+
+// runCmd: `feeddigest run`, the hourly pass.
+func runCmd(ctx context.Context, inv *invocation) error {
+	cfg, err := inv.loadConfigWarn()
+	var sum *pipeline.Summary
+	if err == nil {
+		sum, err = pass(ctx, inv, cfg)
+	}
+	if inv.opts.summary != "" {
+		if serr := appendSummary(ctx, inv.opts.summary, cfg, sum, err); err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// pass runs the pipeline once and prints its summary. The summary is
+// returned also when the pass failed half-way.
+func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.Summary, error) {
+	now, err := clock(inv.opts.now)
+	if err != nil {
+		return nil, err
+	}
+	level := slog.LevelWarn
+	if inv.opts.verbose {
+		level = slog.LevelInfo
+	}
+	opts := pipeline.Options{
+		Now:          now,
+		Log:          slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: level})),
+		SMTPPassword: os.Getenv("FEEDDIGEST_SMTP_PASSWORD"),
+		Progress:     progressPrinter(inv.stderr),
+		Lease:        inv.opts.lease,
+	}
+	sum, err := pipeline.Run(ctx, cfg, opts)
+	if err != nil {
+		return &sum, err
+	}
+	if inv.opts.json {
+		enc := json.NewEncoder(inv.stdout)
+		enc.SetIndent("", "  ")
+		return &sum, enc.Encode(sum)
+	}
+	return &sum, writeSummary(inv.stdout, sum)
+}
+
+// appendSummary appends to file, as Markdown, what the pass did (or why
+// it failed) and the feeds' health. GitHub's $GITHUB_STEP_SUMMARY is such
+// a file: it is shown on the run's page.
+func appendSummary(ctx context.Context, file string, cfg *config.Config, sum *pipeline.Summary, runErr error) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("-summary: %w", err)
+	}
+	err = writeMarkdownSummary(ctx, f, cfg, sum, runErr)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("-summary %s: %w", file, err)
+	}
+	return nil
+}
+
+func writeMarkdownSummary(ctx context.Context, w io.Writer, cfg *config.Config, sum *pipeline.Summary, runErr error) error {
+	if runErr != nil {
+		if err := writeFailureMarkdown(w, runErr); err != nil {
+			return err
+		}
+	}
+	if sum != nil && !sum.Now.IsZero() {
+		if err := writeSummaryMarkdown(w, *sum); err != nil {
+			return err
+		}
+	}
+	if cfg == nil {
+		return nil // no config: no state to show
+	}
+	now := time.Now()
+	if sum != nil && !sum.Now.IsZero() {
+		now = sum.Now
+	}
+	rows, err := feedRows(ctx, cfg, now)
+	if err != nil {
+		_, err = fmt.Fprintf(w, "\nFeed status unavailable: %s\n", errorText(err))
+		return err
+	}
+	return writeStatusMarkdown(w, rows, now)
+}
+
+// clock is the time a pass uses: -now when given, else the wall clock.
+func clock(nowFlag string) (time.Time, error) {
+	if nowFlag == "" {
+		return time.Now(), nil
+	}
+	now, err := time.Parse(time.RFC3339, nowFlag)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("-now %q is not an RFC 3339 time (like 2026-11-22T00:05:00Z)", nowFlag)
+	}
+	return now, nil
+}
+
+// statusCmd: `feeddigest status`. Before the first run there is no
+// state file: then the config's feeds are listed as new.
+func statusCmd(ctx context.Context, inv *invocation) error {
+	now, err := clock(inv.opts.now)
+	if err != nil {
+		return err
+	}
+	cfg, err := inv.loadConfigWarn()
+	if err != nil {
+		return err
+	}
+	rows, err := feedRows(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	if err := writeStatusTable(inv.stdout, rows, now); err != nil {
+		return err
+	}
+	users, err := pipeline.Users(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(inv.stdout)
+	if err := writeUsersTable(inv.stdout, users); err != nil {
+		return err
+	}
+	if !pipeline.HasState(ctx, cfg) {
+		what := "state file"
+		if cfg.StateIsPostgres() {
+			what = "state in the database"
+		}
+		fmt.Fprintf(inv.stdout, "\nNo %s yet (%s): %s not polled yet; `%s run` polls them.\n",
+			what, cfg.State, english.Count(len(rows), "feed"), progName)
+		return nil
+	}
+	mail, err := pipeline.MailStatus(ctx, cfg, now)
+	if err != nil {
+		return err
+	}
+	return writeMailStatus(inv.stdout, mail, now)
+}
+
+// feedRows is the feeds' health from the state file, or, before the
+// first run made one, the config's feeds, each new.
+func feedRows(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
+	if !pipeline.HasState(ctx, cfg) {
+		subs := subscribers(cfg)
+		var rows []render.FeedStatus
+		for _, u := range cfg.AllFeeds() {
+			rows = append(rows, render.FeedStatus{URL: u, State: "new", Subscribers: subs[u]})
+		}
+		return rows, nil
+	}
+	return pipeline.Status(ctx, cfg, now)
+}
+
+// demoCmd: `feeddigest demo`.
+func demoCmd(ctx context.Context, inv *invocation) error {
+	return demo.Run(ctx, demo.Feeds, inv.opts.out, inv.stdout)
+}

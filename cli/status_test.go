@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"feeddigest/pipeline"
+	"feeddigest/render"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStatusTableSaysDueAndCounts(t *testing.T) {
+	now := at("2026-11-22T12:00:00Z")
+	rows := []render.FeedStatus{
+		{URL: "https://a.example/past", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"), ErrorCount: 1, LastError: "HTTP 503"},
+		{URL: "https://a.example/now", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: now},
+		{URL: "https://a.example/later", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T13:00:00Z")},
+		{URL: "https://a.example/gone", State: "gone", NextPoll: at("2026-11-22T11:00:00Z")},
+	}
+	var buf bytes.Buffer
+	if err := writeStatusTable(&buf, rows, now); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	line := func(url string) string {
+		for l := range strings.Lines(out) {
+			if strings.HasPrefix(l, url+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no line for %s in\n%s", url, out)
+		return ""
+	}
+	for url, want := range map[string]string{
+		"https://a.example/past": " due ", "https://a.example/now": " due ",
+		"https://a.example/later": " 2026-11-22 13:00Z ", "https://a.example/gone": " never ",
+	} {
+		if l := line(url); !strings.Contains(l, want) {
+			t.Errorf("%s: want %q in %q", url, want, l)
+		}
+	}
+	if strings.Contains(out, "2026-11-22 11:00Z") || strings.Contains(out, "2026-11-22 12:00Z") {
+		t.Errorf("a next poll in the past is shown as a date:\n%s", out)
+	}
+	if !strings.Contains(out, "4 feeds: 1 failing, 1 gone, 2 ok.") {
+		t.Errorf("no summary line:\n%s", out)
+	}
+	buf.Reset()
+	writeStatusTable(&buf, rows[:1], now)
+	if !strings.Contains(buf.String(), "1 feed: 1 failing.") {
+		t.Errorf("one feed is not counted as one:\n%s", buf.String())
+	}
+}
+
+func TestStatusMarkdownIsATable(t *testing.T) {
+	now := at("2026-11-22T12:00:00Z")
+	rows := []render.FeedStatus{
+		{URL: "https://a.example/x|y", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"),
+			ErrorCount: 2, LastStatus: 500, LastError: "HTTP 500 <b>boom</b> | *bold*", Server: "answers 304; trusts ETag"},
+	}
+	var buf bytes.Buffer
+	if err := writeStatusMarkdown(&buf, rows, now); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"### Feeds\n", "1 feed: 1 failing.",
+		"| Feed | State | Last poll | Status | Next poll | Errors | Why | Server |\n| --- |",
+		`| https://a.example/x\|y | failing | 2026-11-22 08:00Z | 500 | due | 2 | HTTP 500 \<b\>boom\</b\> \| \*bold\* | answers 304; trusts ETag |`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	for l := range strings.Lines(out) {
+		if strings.HasPrefix(l, "| https") && strings.Count(l, "|")-strings.Count(l, `\|`) != 9 {
+			t.Errorf("a cell's text breaks the row: %q", l)
+		}
+	}
+}
+
+func TestSummaryMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	s := pipeline.Summary{Now: at("2026-11-22T00:05:00Z"), UsersDue: 1, FeedsPolled: 2, Fresh: 1, Failed: 1, DigestsBuilt: 1,
+		FeedErrors: []string{"https://a.example/f: HTTP 404"}}
+	if err := writeSummaryMarkdown(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## feeddigest: 1 digest built\n", "Pass at 2026-11-22 00:05 UTC.", "| feeds polled | 2 |",
+		"1 feed error in this pass:", "- https://a.example/f: HTTP 404"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %q in\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	writeFailureMarkdown(&buf, errors.New("state.db: database is locked"))
+	if !strings.HasPrefix(buf.String(), "## feeddigest: the pass failed\n\nstate.db: database is locked") {
+		t.Errorf("failure: %q", buf.String())
+	}
+}
+
+func TestProgressCountsInTheSingular(t *testing.T) {
+	var buf bytes.Buffer
+	p := plainProgress(&buf)
+	p(pipeline.Event{Kind: "due", Total: 1})
+	p(pipeline.Event{Kind: "polled", Done: 1, Total: 1})
+	if want := "polling 1 feed\npolled 1/1 feed (0 failed)\n"; buf.String() != want {
+		t.Errorf("progress = %q, want %q", buf.String(), want)
+	}
+}
+
+// at is the instant s, in RFC 3339 (a malformed one is the zero time,
+// which no test expects).
+func at(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}
+
+// status's users' table: a heading, then each user's rhythm and next
+// digest in the user's time ("due" when the next run builds it). The
+// rows' facts are pipeline's TestStatusShowsRhythmAndNextDigest.
+func TestUsersTable(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	users := []render.UserStatus{
+		{Name: "ada", Rhythm: "daily at 00:00 Europe/London", Location: london, NextDigest: at("2026-11-26T00:00:00Z")},
+		{Name: "kenji", Rhythm: "weekly on Saturday at 06:00 Asia/Tokyo", Location: tokyo, NextDigest: at("2026-11-27T21:00:00Z")},
+		{Name: "grace", Rhythm: "daily at 00:00 UTC", Due: true},
+	}
+	var buf bytes.Buffer
+	if err := writeUsersTable(&buf, users); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if len(lines) != 5 || strings.Fields(lines[0])[0] != "USER" || !strings.Contains(lines[0], "RHYTHM") || !strings.Contains(lines[0], "NEXT DIGEST") {
+		t.Fatalf("want a heading and a line per user, got\n%s", buf.String())
+	}
+	for i, want := range [][]string{
+		{"ada", "daily at 00:00 Europe/London", "Thu 26 Nov 2026, 00:00 GMT"},
+		{"kenji", "weekly on Saturday at 06:00 Asia/Tokyo", "Sat 28 Nov 2026, 06:00 JST"},
+		{"grace", "daily at 00:00 UTC", "due"},
+	} {
+		for _, cell := range want {
+			if !strings.Contains(lines[i+1], cell) {
+				t.Errorf("line %d %q lacks %q", i+1, lines[i+1], cell)
+			}
+		}
+	}
+}

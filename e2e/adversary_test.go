@@ -1,0 +1,1124 @@
+package e2e
+
+// The adversarial simulation: seeded random publishers that behave the
+// way real servers do (well or badly), users around the world, hourly
+// runs of the real binary over a simulated week, some killed with
+// SIGKILL at random moments, and a model written from DESIGN.md that
+// says, from what the servers served and when, which digest of which
+// user must hold each entry. See TestAdversarialSimulation.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"maps"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"feeddigest/internal/smtptest"
+)
+
+// simDefaultOff are the server kinds and events switched off unless
+// FEEDDIGEST_SIM_OFF says otherwise (a comma-separated list of
+// ignore-fixed, rebuild, url-variants, kill; "none": everything on). None
+// is: the bugs of issue 22 they exercised are fixed.
+const simDefaultOff = ""
+
+// simCISeeds are the seeds CI runs (FEEDDIGEST_SIM_SEEDS=N runs seeds 1
+// to N instead, FEEDDIGEST_TEST_SEED=N that one seed).
+var simCISeeds = []uint64{1, 2, 3}
+
+// simKind is how a simulated server behaves.
+type simKind struct {
+	honour   bool   // answers 304 to a matching conditional request
+	etag, lm string // "none", "honest" (follows the body), "fixed" (never changes), "churn" (changes every hour, body or not)
+	window   int    // the body lists only the window newest entries (0: all)
+	rebuild  bool   // the site is rebuilt now and then, every guid new
+	spells   bool   // spells of 404/500/503/429
+	noHead   bool   // answers HEAD with 405
+	slow     bool   // every answer after a delay
+	atom     bool
+}
+
+// base is the kind's family: compliant, churn, ignore, ignore-fixed or
+// bare.
+func (k simKind) base() string {
+	switch {
+	case k.etag == "none" && k.lm == "none":
+		return "bare"
+	case k.honour && k.etag != "churn" && k.lm != "churn":
+		return "compliant"
+	case k.honour:
+		return "churn"
+	case k.etag == "fixed" || k.lm == "fixed":
+		return "ignore-fixed"
+	}
+	return "ignore"
+}
+
+// tags name the kind's behaviours, for switching them off and for the
+// story of a failure.
+func (k simKind) tags() []string {
+	tags := []string{k.base()}
+	if k.window > 0 {
+		tags = append(tags, "window")
+	}
+	for _, t := range []struct {
+		on   bool
+		name string
+	}{{k.rebuild, "rebuild"}, {k.spells, "spells"}, {k.noHead, "no-head"}, {k.slow, "slow"}} {
+		if t.on {
+			tags = append(tags, t.name)
+		}
+	}
+	return tags
+}
+
+func (k simKind) String() string {
+	return fmt.Sprintf("%s (etag %s, last-modified %s, window %d)", strings.Join(k.tags(), "+"), k.etag, k.lm, k.window)
+}
+
+type simPost struct {
+	n  int
+	at time.Time
+}
+
+type simSpell struct {
+	from, to   time.Time
+	status     int
+	retryAfter bool
+}
+
+type simFeed struct {
+	name     string // f3
+	host     int
+	kind     simKind
+	posts    []simPost   // oldest first
+	rebuilds []time.Time // when the site was rebuilt
+	spells   []simSpell
+	latency  time.Duration
+	fixedLM  time.Time
+}
+
+func (f *simFeed) path() string { return "/" + f.name + ".xml" }
+
+func simLink(feed string, n int) string { return fmt.Sprintf("https://site.example/%s/p%d", feed, n) }
+
+// content is the feed's body at now and when it last changed.
+func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time, links []string) {
+	var shown []simPost
+	changed = start
+	for _, p := range f.posts {
+		if !p.at.After(now) {
+			shown = append(shown, p)
+			changed = p.at
+		}
+	}
+	if f.kind.window > 0 && len(shown) > f.kind.window {
+		shown = shown[len(shown)-f.kind.window:]
+	}
+	build := 0
+	for _, r := range f.rebuilds {
+		if !r.After(now) {
+			build++
+			if r.After(changed) {
+				changed = r
+			}
+		}
+	}
+	var b strings.Builder
+	title := "Feed " + f.name
+	site := "https://site.example/" + f.name + "/"
+	if f.kind.atom {
+		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>%s</title><id>urn:sim:%s</id><link href="%s"/>`, title, f.name, site)
+	} else {
+		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>%s</title><link>%s</link>`, title, site)
+	}
+	for i := len(shown) - 1; i >= 0; i-- {
+		p := shown[i]
+		link := simLink(f.name, p.n)
+		links = append(links, link)
+		id := fmt.Sprintf("tag:site.example,2026:%s/%d", f.name, p.n)
+		if f.kind.rebuild {
+			id = fmt.Sprintf("tag:site.example,2026:build-%d/%s/%d", build, f.name, p.n)
+		}
+		text := html.EscapeString(fmt.Sprintf("<p>Post %d of %s: something worth reading, written at %s.</p>", p.n, f.name, p.at.Format(time.RFC3339)))
+		ptitle := fmt.Sprintf("Post %d of %s", p.n, f.name)
+		if f.kind.atom {
+			fmt.Fprintf(&b, `<entry><id>%s</id><title>%s</title><link href="%s"/><updated>%s</updated><content type="html">%s</content></entry>`,
+				id, ptitle, link, p.at.Format(time.RFC3339), text)
+		} else {
+			fmt.Fprintf(&b, `<item><guid isPermaLink="false">%s</guid><title>%s</title><link>%s</link><description>%s</description><pubDate>%s</pubDate></item>`,
+				id, ptitle, link, text, p.at.Format(time.RFC1123Z))
+		}
+	}
+	if f.kind.atom {
+		b.WriteString("</feed>")
+	} else {
+		b.WriteString("</channel></rss>")
+	}
+	return []byte(b.String()), changed, links
+}
+
+func (f *simFeed) spell(now time.Time) *simSpell {
+	for i := range f.spells {
+		if s := &f.spells[i]; !now.Before(s.from) && now.Before(s.to) {
+			return s
+		}
+	}
+	return nil
+}
+
+// simReq is one request a server answered, as the model reads it.
+type simReq struct {
+	run          int // index into simWorld.runs
+	at           time.Time
+	feed         int
+	method       string
+	status       int  // 0: the client went away before the answer
+	conditional  bool // If-None-Match or If-Modified-Since sent
+	inm, ims     string
+	etag, lm     string // the validators answered (or that would have been)
+	bodyHash     string // of the feed's body at that time, sent or not
+	links        []string
+	servedEntrys bool // a 200 to a GET: links were in the body sent
+}
+
+type simRun struct {
+	at     time.Time
+	killed bool
+}
+
+// simWorld is the servers' side: the simulated clock and every feed.
+type simWorld struct {
+	start time.Time
+	feeds []*simFeed
+	hosts []string // base URLs, one per loopback host
+
+	mu   sync.Mutex
+	run  int
+	runs []simRun
+	log  []simReq
+}
+
+func simHash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:8])
+}
+
+func (w *simWorld) handler(host int) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		i := slices.IndexFunc(w.feeds, func(f *simFeed) bool { return f.host == host && f.path() == r.URL.Path })
+		if i < 0 {
+			http.NotFound(rw, r)
+			return
+		}
+		f := w.feeds[i]
+		// The run that asks is named in the User-Agent (the config's
+		// contact, rewritten for each run): a killed run's request may be
+		// answered after the next run began.
+		w.mu.Lock()
+		run := w.run
+		if m := simRunAgent.FindStringSubmatch(r.UserAgent()); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n < len(w.runs) {
+				run = n
+			}
+		}
+		now := w.runs[run].at
+		w.mu.Unlock()
+		req := simReq{run: run, at: now, feed: i, method: r.Method,
+			inm: r.Header.Get("If-None-Match"), ims: r.Header.Get("If-Modified-Since")}
+		req.conditional = req.inm != "" || req.ims != ""
+		body, changed, links := f.content(now, w.start)
+		req.bodyHash = simHash(body)
+		switch f.kind.etag {
+		case "honest":
+			req.etag = `"` + req.bodyHash + `"`
+		case "fixed":
+			req.etag = `"v1"`
+		case "churn":
+			req.etag = fmt.Sprintf(`"h%d"`, now.Unix()/3600)
+		}
+		switch f.kind.lm {
+		case "honest":
+			req.lm = changed.UTC().Format(http.TimeFormat)
+		case "fixed":
+			req.lm = f.fixedLM.UTC().Format(http.TimeFormat)
+		case "churn":
+			req.lm = now.UTC().Format(http.TimeFormat)
+		}
+		defer func() {
+			w.mu.Lock()
+			w.log = append(w.log, req)
+			w.mu.Unlock()
+		}()
+		if f.latency > 0 {
+			select {
+			case <-time.After(f.latency):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if s := f.spell(now); s != nil {
+			if s.retryAfter {
+				if s.status == 429 {
+					rw.Header().Set("Retry-After", "3600")
+				} else {
+					rw.Header().Set("Retry-After", now.Add(2*time.Hour).UTC().Format(http.TimeFormat))
+				}
+			}
+			req.status = s.status
+			http.Error(rw, http.StatusText(s.status), s.status)
+			return
+		}
+		if r.Method != http.MethodGet && (r.Method != http.MethodHead || f.kind.noHead) {
+			rw.Header().Set("Allow", "GET")
+			req.status = http.StatusMethodNotAllowed
+			http.Error(rw, "method not allowed", req.status)
+			return
+		}
+		h := rw.Header()
+		if f.kind.atom {
+			h.Set("Content-Type", "application/atom+xml")
+		} else {
+			h.Set("Content-Type", "application/rss+xml")
+		}
+		if req.etag != "" {
+			h.Set("ETag", req.etag)
+		}
+		if req.lm != "" {
+			h.Set("Last-Modified", req.lm)
+		}
+		if f.kind.honour && simNotModified(req) {
+			req.status = http.StatusNotModified
+			rw.WriteHeader(req.status)
+			return
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		req.status = http.StatusOK
+		rw.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			req.servedEntrys = true
+			req.links = links
+			rw.Write(body)
+		}
+	})
+}
+
+var simRunAgent = regexp.MustCompile(`/sim-run/([0-9]+)\)`)
+
+// simNotModified: If-None-Match decides when sent, else
+// If-Modified-Since, as RFC 9110 says.
+func simNotModified(r simReq) bool {
+	if r.inm != "" {
+		return r.etag != "" && r.inm == r.etag
+	}
+	if r.ims == "" || r.lm == "" {
+		return false
+	}
+	ims, err1 := http.ParseTime(r.ims)
+	lm, err2 := http.ParseTime(r.lm)
+	return err1 == nil && err2 == nil && !lm.After(ims)
+}
+
+type simUser struct {
+	name, zone string
+	hour       int
+	weekly     bool
+	day        time.Weekday
+	feeds      []int    // feed indexes
+	urls       []string // as written in the config
+}
+
+// digestKey is, from DESIGN.md, the date that names the user's digest of
+// now: the local date at now minus the digest hour, or for a weekly user
+// the most recent digest day at or before it.
+func (u simUser) digestKey(now time.Time) string {
+	loc, _ := time.LoadLocation(u.zone)
+	local := now.In(loc)
+	y, m, d := local.Date()
+	if local.Hour() < u.hour {
+		d--
+	}
+	day := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
+	if u.weekly {
+		day = day.AddDate(0, 0, -((int(day.Weekday()) - int(u.day) + 7) % 7))
+	}
+	return day.Format(time.DateOnly)
+}
+
+// simSetup is one seed's world: feeds, their publishing and the users.
+type simSetup struct {
+	seed  uint64
+	start time.Time
+	hours int
+	feeds []*simFeed
+	users []simUser
+	rng   *rand.Rand
+	off   map[string]bool
+}
+
+func simOff() map[string]bool {
+	v, ok := os.LookupEnv("FEEDDIGEST_SIM_OFF")
+	if !ok {
+		v = simDefaultOff
+	}
+	off := map[string]bool{}
+	for _, t := range strings.Split(v, ",") {
+		if t = strings.TrimSpace(t); t != "" && t != "none" {
+			off[t] = true
+		}
+	}
+	return off
+}
+
+func newSimSetup(seed uint64, hours int, off map[string]bool) *simSetup {
+	rng := rand.New(rand.NewPCG(seed, 22))
+	// A start anywhere in the year (daylight-saving days included), at a
+	// minute past the hour that cron might choose.
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(360*24)) * time.Hour).Add(time.Duration(rng.IntN(60)) * time.Minute)
+	s := &simSetup{seed: seed, start: start, hours: hours, rng: rng, off: off}
+	validators := []string{"none", "honest", "fixed", "churn"}
+	nfeeds := 15 + rng.IntN(8)
+	for i := range nfeeds {
+		f := &simFeed{name: fmt.Sprintf("f%d", i), host: rng.IntN(5), fixedLM: start.Add(-time.Duration(1+rng.IntN(1000)) * time.Hour)}
+		for {
+			k := simKind{honour: rng.IntN(2) == 0, etag: validators[rng.IntN(4)], lm: validators[rng.IntN(4)]}
+			if k.honour && (k.etag == "fixed" || k.lm == "fixed") {
+				continue // its entries could never be seen: nothing to test
+			}
+			if rng.IntN(3) == 0 {
+				k.window = 3 + rng.IntN(8)
+			}
+			k.rebuild = rng.IntN(5) == 0
+			k.spells = rng.IntN(3) == 0
+			k.noHead = !k.honour && rng.IntN(4) == 0
+			k.slow = rng.IntN(3) == 0
+			k.atom = rng.IntN(3) == 0
+			if off[k.base()] {
+				continue
+			}
+			for _, t := range k.tags()[1:] {
+				switch t {
+				case "window":
+					k.window = 0
+				case "rebuild":
+					k.rebuild = !off[t]
+				case "spells":
+					k.spells = !off[t]
+				case "no-head":
+					k.noHead = !off[t]
+				case "slow":
+					k.slow = !off[t]
+				}
+			}
+			if k.window == 0 && rng.IntN(3) == 0 && !off["window"] {
+				k.window = 3 + rng.IntN(8)
+			}
+			f.kind = k
+			break
+		}
+		if f.kind.slow {
+			f.latency = time.Duration(20+rng.IntN(150)) * time.Millisecond
+		}
+		// Publishing: nothing at the start (so the first digests, built at
+		// once, owe nothing), then a post in some hours, between runs.
+		rate := 2 + rng.IntN(30) // one post in rate hours on average
+		n := 0
+		for h := 1; h < hours; h++ {
+			if rng.IntN(rate) == 0 {
+				n++
+				f.posts = append(f.posts, simPost{n: n, at: start.Add(time.Duration(h)*time.Hour - time.Duration(1+rng.IntN(58))*time.Minute)})
+			}
+		}
+		if f.kind.rebuild {
+			for h := 1; h < hours; h++ {
+				if rng.IntN(30) == 0 {
+					f.rebuilds = append(f.rebuilds, start.Add(time.Duration(h)*time.Hour-time.Duration(1+rng.IntN(58))*time.Minute))
+				}
+			}
+		}
+		if f.kind.spells {
+			for range 1 + rng.IntN(3) {
+				from := start.Add(time.Duration(2+rng.IntN(hours-2))*time.Hour - 30*time.Minute)
+				f.spells = append(f.spells, simSpell{from: from, to: from.Add(time.Duration(1+rng.IntN(12)) * time.Hour),
+					status: []int{404, 500, 503, 429}[rng.IntN(4)], retryAfter: rng.IntN(2) == 0})
+			}
+		}
+		s.feeds = append(s.feeds, f)
+	}
+	zones := []struct{ name, zone string }{{"ada", "Europe/London"}, {"bo", "America/New_York"}, {"chiyo", "Asia/Tokyo"},
+		{"dev", "Asia/Kolkata"}, {"eru", "Pacific/Auckland"}}
+	for i, z := range zones {
+		u := simUser{name: z.name, zone: z.zone, hour: rng.IntN(24), weekly: i == len(zones)-1, day: time.Weekday(rng.IntN(7))}
+		u.feeds = append(u.feeds, rng.Perm(nfeeds)[:4+rng.IntN(6)]...)
+		s.users = append(s.users, u)
+	}
+	for fi := range nfeeds {
+		if !slices.ContainsFunc(s.users, func(u simUser) bool { return slices.Contains(u.feeds, fi) }) {
+			u := &s.users[rng.IntN(len(s.users))]
+			u.feeds = append(u.feeds, fi)
+		}
+	}
+	return s
+}
+
+// simRunner drives one seed: servers, config, runs, and the record.
+type simRunner struct {
+	t          *testing.T
+	s          *simSetup
+	w          *simWorld
+	bin        string
+	dir        string
+	config     string
+	configText string // with RUN for the run's number
+	mail       *smtptest.Server
+	kills      int
+	runTime    time.Duration // spent in runs to the end
+	loaded     int
+	suspect    map[int]bool   // feeds read by two killed runs in a row: a penalty is then allowed
+	died       []simViolation // feeds said to have died with a run, after a run to the end
+	variant    map[int]bool   // feeds written another way in some user's list
+}
+
+func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
+	w := &simWorld{start: s.start, feeds: s.feeds}
+	for h := range 5 {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 2+h))
+		if err != nil {
+			t.Fatalf("listen on 127.0.0.%d (the simulation needs 127.0.0.0/8 as loopback): %v", 2+h, err)
+		}
+		srv := httptest.NewUnstartedServer(w.handler(h))
+		srv.Listener.Close()
+		srv.Listener = l
+		srv.Start()
+		t.Cleanup(srv.Close)
+		w.hosts = append(w.hosts, srv.URL)
+	}
+	mail := smtptest.Start(t)
+	dir := t.TempDir()
+	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{}}
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\nmax_entries_per_feed = 10000\n")
+	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"20s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
+	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", mail.URL())
+	for i := range s.users {
+		u := &s.users[i]
+		for _, fi := range u.feeds {
+			u.urls = append(u.urls, w.hosts[s.feeds[fi].host]+s.feeds[fi].path())
+		}
+		if !s.off["url-variants"] && s.rng.IntN(2) == 0 {
+			// The same feed written another way, in this user's list
+			// (again) or in place of the plain form.
+			k := s.rng.IntN(len(u.urls))
+			variant := simVariant(u.urls[k], s.rng)
+			r.variant[u.feeds[k]] = true
+			if s.rng.IntN(2) == 0 {
+				u.urls = append(u.urls, variant)
+			} else {
+				u.urls[k] = variant
+			}
+		}
+		var quoted []string
+		for _, url := range u.urls {
+			quoted = append(quoted, strconv.Quote(url))
+		}
+		fmt.Fprintf(&cfg, "[[users]]\nname = %q\ntimezone = %q\nemail = \"%s@example.org\"\ndigest_hour = %d\n", u.name, u.zone, u.name, u.hour)
+		if u.weekly {
+			fmt.Fprintf(&cfg, "every = \"week\"\ndigest_day = %q\n", strings.ToLower(u.day.String()))
+		}
+		fmt.Fprintf(&cfg, "feeds = [%s]\n", strings.Join(quoted, ", "))
+	}
+	r.config = filepath.Join(dir, "config.toml")
+	r.configText = cfg.String()
+	return r
+}
+
+// simVariant writes url another way that DESIGN says is the same feed.
+func simVariant(url string, rng *rand.Rand) string {
+	rest := strings.TrimPrefix(url, "http://")
+	host, path, _ := strings.Cut(rest, "/")
+	switch rng.IntN(3) {
+	case 0:
+		return "HTTP://" + host + "/" + path
+	case 1:
+		return "http://" + host + "/./" + path
+	}
+	return url + "#top"
+}
+
+func (r *simRunner) command(now time.Time) *exec.Cmd {
+	return command(r.bin, nil, "run", "-config", r.config, "-now", now.Format(time.RFC3339))
+}
+
+func (r *simRunner) beginRun(now time.Time) int {
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	r.w.runs = append(r.w.runs, simRun{at: now})
+	r.w.run = len(r.w.runs) - 1
+	text := strings.Replace(r.configText, "/sim-run/RUN", fmt.Sprintf("/sim-run/%d", r.w.run), 1)
+	writeConfig(r.t, r.dir, text)
+	return r.w.run
+}
+
+// killOnce starts a run and kills it at a random moment, sometimes with
+// the machine's CPUs busy; false when the run ended first.
+func (r *simRunner) killOnce(now time.Time) bool {
+	rng := r.s.rng
+	run := r.beginRun(now)
+	cmd := r.command(now)
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	if rng.IntN(4) == 0 {
+		r.loaded++
+		for range 2 {
+			go func() {
+				x := 0
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						for i := range 100000 {
+							x += i
+						}
+					}
+				}
+			}()
+		}
+	}
+	time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	err := cmd.Wait()
+	close(stop)
+	if err == nil {
+		return false
+	}
+	if cmd.ProcessState.ExitCode() != -1 {
+		r.t.Fatalf("run at %s failed (seed %d): %v", now.Format(time.RFC3339), r.s.seed, err)
+	}
+	r.w.mu.Lock()
+	r.w.runs[run].killed = true
+	r.w.mu.Unlock()
+	r.kills++
+	return true
+}
+
+func (r *simRunner) runToEnd(now time.Time) {
+	r.beginRun(now)
+	began := time.Now()
+	out, err := r.command(now).CombinedOutput()
+	r.runTime += time.Since(began)
+	if err != nil {
+		r.t.Fatalf("seed %d: run at %s: %v\n%s", r.s.seed, now.Format(time.RFC3339), err, out)
+	}
+}
+
+// simulate runs the binary every hour of the simulated time.
+func (r *simRunner) simulate() {
+	for h := range r.s.hours {
+		now := r.s.start.Add(time.Duration(h) * time.Hour)
+		killedRuns := []int{}
+		if !r.s.off["kill"] && r.s.rng.IntN(6) == 0 {
+			for range 1 + r.s.rng.IntN(3) {
+				if r.killOnce(now) {
+					killedRuns = append(killedRuns, len(r.w.runs)-1)
+				}
+			}
+		}
+		r.markSuspects(killedRuns)
+		r.runToEnd(now)
+		if len(killedRuns) > 0 {
+			r.checkNotBlamed(now)
+		}
+	}
+}
+
+// markSuspects notes the feeds that two killed runs in a row read: DESIGN
+// lets such a feed wait out a penalty as a suspected cause.
+func (r *simRunner) markSuspects(killed []int) {
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	read := map[int]map[int]bool{}
+	for _, q := range r.w.log {
+		if slices.Contains(killed, q.run) {
+			if read[q.run] == nil {
+				read[q.run] = map[int]bool{}
+			}
+			read[q.run][q.feed] = true
+		}
+	}
+	for i := 1; i < len(killed); i++ {
+		for f := range read[killed[i]] {
+			if read[killed[i-1]][f] {
+				r.suspect[f] = true
+			}
+		}
+	}
+}
+
+var simStatusRow = regexp.MustCompile(`(?s)<tr.*?</tr>`)
+var simFeedPath = regexp.MustCompile(`/(f\d+)\.xml`)
+
+// checkNotBlamed reads status.html after a run to the end that followed
+// kills: no feed may be said to have died with a run, unless two killed
+// runs in a row read it.
+func (r *simRunner) checkNotBlamed(now time.Time) {
+	b, err := os.ReadFile(filepath.Join(r.dir, "site", "status.html"))
+	if err != nil {
+		r.t.Fatalf("seed %d: %v", r.s.seed, err)
+	}
+	for _, row := range simStatusRow.FindAll(b, -1) {
+		if !strings.Contains(string(row), "died") {
+			continue
+		}
+		m := simFeedPath.FindSubmatch(row)
+		if m == nil {
+			continue
+		}
+		fi := slices.IndexFunc(r.s.feeds, func(f *simFeed) bool { return f.name == string(m[1]) })
+		if fi >= 0 && !r.suspect[fi] {
+			r.died = append(r.died, simViolation{what: "blamed for a kill", feed: string(m[1]), at: now,
+				story: fmt.Sprintf("%s [%s]: status.html says a run died reading it, after the run to the end at %s", m[1], r.s.feeds[fi].kind, now.Format(time.RFC3339))})
+		}
+	}
+}
+
+// simPageEntry is an entry of a page: an article, its first link the
+// entry's.
+var simPageEntry = regexp.MustCompile(`(?s)<article>.*?href="(https://site\.example/f\d+/p\d+)"`)
+
+// simPages returns, per entry link, the digest dates of user's pages that
+// show it, a date twice for an entry shown twice.
+func simPages(t *testing.T, site, user string) map[string][]string {
+	pages, _ := filepath.Glob(filepath.Join(site, user, "????-??-??.html"))
+	out := map[string][]string{}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		date := strings.TrimSuffix(filepath.Base(page), ".html")
+		for _, m := range simPageEntry.FindAllSubmatch(b, -1) {
+			out[string(m[1])] = append(out[string(m[1])], date)
+		}
+	}
+	return out
+}
+
+// simViolation is one broken invariant, told for a reader.
+type simViolation struct {
+	what, feed, story string
+	at                time.Time // for an entry: when it was first served
+	class             string    // which bug of issue 22 it looks like (classify)
+}
+
+// check is the model: it reads the servers' log and says what each
+// digest must hold, then compares.
+func (r *simRunner) check() []simViolation {
+	var out []simViolation
+	var at time.Time
+	add := func(what, feed, format string, args ...any) {
+		out = append(out, simViolation{what: what, feed: feed, at: at, story: fmt.Sprintf(format, args...)})
+	}
+	s, w := r.s, r.w
+	// When each user's digests are built: at the first run (at once), then
+	// at the first run whose digest date is later than the last one's.
+	type build struct {
+		at  time.Time
+		key string
+	}
+	builds := map[string][]build{}
+	for _, u := range s.users {
+		for h := range s.hours {
+			now := s.start.Add(time.Duration(h) * time.Hour)
+			key := u.digestKey(now)
+			if b := builds[u.name]; len(b) == 0 || key > b[len(b)-1].key {
+				builds[u.name] = append(builds[u.name], build{now, key})
+			}
+		}
+	}
+	// When each entry was first served, in a body, to any run.
+	firstServed := map[string]time.Time{}
+	feedOf := map[string]int{}
+	for _, q := range w.log {
+		if !q.servedEntrys {
+			continue
+		}
+		for _, l := range q.links {
+			if t, ok := firstServed[l]; !ok || q.at.Before(t) {
+				firstServed[l] = q.at
+				feedOf[l] = q.feed
+			}
+		}
+	}
+	for _, u := range s.users {
+		pages := simPages(r.t, filepath.Join(r.dir, "site"), u.name)
+		for fi, f := range s.feeds {
+			subscribed := slices.Contains(u.feeds, fi)
+			for _, p := range f.posts {
+				l := simLink(f.name, p.n)
+				got := pages[l]
+				served, ok := firstServed[l]
+				if !subscribed || !ok {
+					if len(got) > 0 {
+						add("unexpected", f.name, "%s: %s in the digests %v, but it was never served to a run or %s is not subscribed to %s [%s]",
+							u.name, l, got, u.name, f.name, f.kind)
+					}
+					continue
+				}
+				want := ""
+				for _, b := range builds[u.name] {
+					if !b.at.Before(served) {
+						want = b.key
+						break
+					}
+				}
+				at = served
+				story := fmt.Sprintf("%s: %s [%s], published %s, first served %s: in digests %v, want %s",
+					u.name, l, f.kind, p.at.Format(time.RFC3339), served.Format(time.RFC3339), got, cmpOr(want, "none yet (its digest is after the end)"))
+				switch {
+				case len(got) > 1:
+					add("repeated", f.name, "%s", story)
+				case r.suspect[fi]:
+					// A suspected feed may wait out a penalty: at most once,
+					// never early.
+					if len(got) == 1 && got[0] < want && want != "" {
+						add("early", f.name, "%s", story)
+					}
+				case want == "" && len(got) > 0:
+					add("early", f.name, "%s", story)
+				case want != "" && len(got) == 0:
+					add("lost", f.name, "%s", story)
+				case want != "" && got[0] != want:
+					add("wrong digest", f.name, "%s", story)
+				}
+			}
+		}
+	}
+	for id, n := range mailedTimes(r.t, r.mail) {
+		if n > 1 {
+			add("mailed twice", id, "digest %s mailed %d times", id, n)
+		}
+	}
+	out = append(out, r.died...)
+	out = append(out, r.checkRequests()...)
+	return out
+}
+
+// simClasses counts violations by class, for a summary line.
+func simClasses(vs []simViolation) string {
+	n := map[string]int{}
+	for _, v := range vs {
+		n[v.class]++
+	}
+	var out []string
+	for c, k := range n {
+		out = append(out, fmt.Sprintf("%s %d", c, k))
+	}
+	sort.Strings(out)
+	return "[" + strings.Join(out, "; ") + "]"
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// checkRequests checks each poll of a run that ended against DESIGN
+// section 3, "How one feed is polled".
+func (r *simRunner) checkRequests() []simViolation {
+	var out []simViolation
+	s, w := r.s, r.w
+	byFeed := map[int][]simReq{}
+	for _, q := range w.log {
+		byFeed[q.feed] = append(byFeed[q.feed], q)
+	}
+	for fi, f := range s.feeds {
+		log := byFeed[fi]
+		story := func(format string, args ...any) string {
+			return fmt.Sprintf("%s [%s]: ", f.name, f.kind) + fmt.Sprintf(format, args...)
+		}
+		var (
+			gotBody     bool                // a 200 with a body was served to a run that ended
+			gotAny      bool                // a 200 with a body was served to any run
+			lastAny     string              // hash of the last body served to any run
+			lastBody    string              // hash of the last body a run that ended received
+			lastETag    string              // its validators
+			lastLM      string              //
+			lastGetAt   time.Time           // when
+			killedGet   bool                // a killed run was served a body since: what is stored is unsure
+			ignoring    bool                // has shown it ignores conditional GETs
+			refusedHead bool                // has answered HEAD with 405
+			liar        = map[string]bool{} // "etag", "lm": stayed the same while the body changed
+			prevByRun   = map[int][]simReq{}
+			runsInOrder []int
+		)
+		for _, q := range log {
+			if _, ok := prevByRun[q.run]; !ok {
+				runsInOrder = append(runsInOrder, q.run)
+			}
+			prevByRun[q.run] = append(prevByRun[q.run], q)
+		}
+		sort.Ints(runsInOrder)
+		for _, run := range runsInOrder {
+			poll := prevByRun[run]
+			killed := w.runs[run].killed
+			at := w.runs[run].at.Format(time.RFC3339)
+			var methods []string
+			for _, q := range poll {
+				methods = append(methods, fmt.Sprintf("%s %d", q.method, q.status))
+			}
+			if !killed {
+				if len(poll) > 2 || (len(poll) == 2 && (poll[0].method != http.MethodHead || poll[1].method != http.MethodGet)) {
+					out = append(out, simViolation{what: "requests", feed: f.name, story: story("%d requests in one poll at %s: %v", len(poll), at, methods)})
+				}
+				// (A rebuild of an empty feed changes its Last-Modified, not
+				// its body: then even this server has shown it ignores
+				// conditionals, by DESIGN's measure.)
+				if f.kind.base() == "compliant" && !ignoring && len(poll) != 1 {
+					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a server that answers conditional requests had %d requests in one poll at %s, want 1: %v", len(poll), at, methods)})
+				}
+			}
+			for _, q := range poll {
+				if q.method == http.MethodHead {
+					switch {
+					case !gotAny:
+						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD on a first poll at %s: %v", at, methods)})
+					case f.kind.etag == "none" && f.kind.lm == "none":
+						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD to a server that sends no validators at %s: %v", at, methods)})
+					case refusedHead:
+						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD at %s to a server that answered HEAD with 405: %v", at, methods)})
+					case !ignoring:
+						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD at %s to a server that never showed it ignores conditional GETs: %v", at, methods)})
+					}
+					if q.status == http.StatusMethodNotAllowed && !killed {
+						refusedHead = true // learnt, for sure, by a run that ended
+					}
+				}
+			}
+			// A poll of a run that ended with a HEAD alone, while the body
+			// had changed: only a validator not yet caught lying may have
+			// said "unchanged", and a GET a week confirms.
+			if !killed && len(poll) == 1 && poll[0].method == http.MethodHead && (poll[0].status == 200 || poll[0].status == 304) && gotBody && !killedGet {
+				q := poll[0]
+				if q.bodyHash != lastBody {
+					// ETag first, as HTTP does, unless caught lying; then
+					// Last-Modified, unless caught lying.
+					trusted := false
+					switch {
+					case q.etag != "" && lastETag != "" && !liar["etag"]:
+						trusted = q.etag == lastETag
+					case q.lm != "" && lastLM != "" && !liar["lm"]:
+						trusted = q.lm == lastLM
+					}
+					if !trusted {
+						out = append(out, simViolation{what: "head trusted", feed: f.name, story: story("the poll at %s ended with a HEAD (%d, ETag %s, Last-Modified %s) though the body changed since the last GET at %s (ETag %s, Last-Modified %s), and no validator still trusted matched (caught lying: %v)",
+							at, q.status, q.etag, q.lm, lastGetAt.Format(time.RFC3339), lastETag, lastLM, liar)})
+					}
+				}
+				if q.at.Sub(lastGetAt) > 8*24*time.Hour {
+					out = append(out, simViolation{what: "head trusted", feed: f.name, story: story("the poll at %s ended with a HEAD, and no GET confirmed for a week (last at %s)", at, lastGetAt.Format(time.RFC3339))})
+				}
+			}
+			for _, q := range poll {
+				if q.method != http.MethodGet || q.status != http.StatusOK {
+					continue
+				}
+				if q.conditional && gotAny && q.bodyHash == lastAny {
+					ignoring = true
+				}
+				gotAny, lastAny = true, q.bodyHash
+				if killed {
+					killedGet = true
+					continue
+				}
+				if gotBody && !killedGet {
+					if q.bodyHash != lastBody && q.etag != "" && q.etag == lastETag {
+						liar["etag"] = true
+					}
+					if q.bodyHash != lastBody && q.lm != "" && q.lm == lastLM {
+						liar["lm"] = true
+					}
+				}
+				gotBody, killedGet = true, false
+				lastBody, lastETag, lastLM, lastGetAt = q.bodyHash, q.etag, q.lm, q.at
+			}
+		}
+	}
+	return out
+}
+
+// classify names the bug of issue 22 that each violation looks like,
+// by the server kind or the event that shows it; "NEW" for the others.
+func (r *simRunner) classify(vs []simViolation) {
+	killedAt := map[string][]time.Time{} // feed -> the hours killed runs read it
+	for _, q := range r.w.log {
+		if r.w.runs[q.run].killed {
+			name := r.s.feeds[q.feed].name
+			killedAt[name] = append(killedAt[name], q.at)
+		}
+	}
+	for i := range vs {
+		v := &vs[i]
+		fi := slices.IndexFunc(r.s.feeds, func(f *simFeed) bool { return f.name == v.feed })
+		var k simKind
+		if fi >= 0 {
+			k = r.s.feeds[fi].kind
+		}
+		entry := v.what == "lost" || v.what == "wrong digest" || v.what == "early"
+		nearKill := slices.ContainsFunc(killedAt[v.feed], func(t time.Time) bool {
+			return !t.After(v.at) && v.at.Sub(t) <= 48*time.Hour
+		})
+		switch {
+		case v.what == "blamed for a kill":
+			v.class = "known: kills blame feeds"
+		case fi >= 0 && r.variant[fi]:
+			v.class = "known: one feed written several ways"
+		case k.rebuild && v.what == "repeated":
+			v.class = "known: rebuilt guids"
+		case k.base() == "ignore-fixed" && (entry || v.what == "requests" || v.what == "head trusted"):
+			v.class = "known: validators of a server that ignores conditionals"
+		case entry && nearKill:
+			v.class = "known: kills lose entries"
+		default:
+			v.class = "NEW"
+		}
+	}
+}
+
+// simTell prints a failure's story: the seed, counts by kind, and the
+// first few violations of each kind.
+func simTell(t *testing.T, seed uint64, r *simRunner, vs []simViolation) {
+	t.Helper()
+	counts := map[string]int{}
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d (replay: FEEDDIGEST_TEST_SEED=%d go test -run TestAdversarialSimulation ./e2e/): %d violations\n", seed, seed, len(vs))
+	told := map[string]int{}
+	for _, v := range vs {
+		counts[v.what]++
+		// The first of each kind and feed, up to 40 lines.
+		if k := v.what + " " + v.feed; told[k] == 0 && len(told) < 40 {
+			told[k]++
+			fmt.Fprintf(&b, "  %s (%s): %s\n", v.what, v.class, v.story)
+		}
+	}
+	var kinds []string
+	for k, n := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(&b, "by kind: %s\n", strings.Join(kinds, ", "))
+	fmt.Fprintf(&b, "by class: %s\n", simClasses(vs))
+	fmt.Fprintf(&b, "world: start %s, %d hours, %d kills (%d under load), feeds:\n", r.s.start.Format(time.RFC3339), r.s.hours, r.kills, r.loaded)
+	for i, f := range r.s.feeds {
+		sus := ""
+		if r.suspect[i] {
+			sus = " (read by two killed runs in a row)"
+		}
+		fmt.Fprintf(&b, "  %s: %s, %d posts%s\n", f.name, f.kind, len(f.posts), sus)
+	}
+	for _, u := range r.s.users {
+		fmt.Fprintf(&b, "  user %s (%s, hour %d, weekly %v %s): %v\n", u.name, u.zone, u.hour, u.weekly, u.day, u.urls)
+	}
+	t.Error(b.String())
+}
+
+// simSeeds: FEEDDIGEST_TEST_SEED replays one seed; FEEDDIGEST_SIM_SEEDS=N
+// runs seeds 1 to N (FEEDDIGEST_SIM_FIRST moves the first); else the CI
+// set.
+func simSeeds(t *testing.T) []uint64 {
+	if v := os.Getenv("FEEDDIGEST_TEST_SEED"); v != "" {
+		return []uint64{testSeed(t)}
+	}
+	if v := os.Getenv("FEEDDIGEST_SIM_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("FEEDDIGEST_SIM_SEEDS=%q: want a count of seeds", v)
+		}
+		first := uint64(1)
+		if v := os.Getenv("FEEDDIGEST_SIM_FIRST"); v != "" {
+			if first, err = strconv.ParseUint(v, 10, 64); err != nil {
+				t.Fatalf("FEEDDIGEST_SIM_FIRST=%q: %v", v, err)
+			}
+		}
+		var seeds []uint64
+		for i := range n {
+			seeds = append(seeds, first+uint64(i))
+		}
+		return seeds
+	}
+	return simCISeeds
+}
+
+// TestAdversarialSimulation: for each seed, a simulated week (or
+// FEEDDIGEST_SIM_DAYS) of hourly runs against seeded random publishers,
+// with kills, checked against the model.
+func TestAdversarialSimulation(t *testing.T) {
+	bin := binary(t)
+	days := 7
+	if v := os.Getenv("FEEDDIGEST_SIM_DAYS"); v != "" {
+		var err error
+		if days, err = strconv.Atoi(v); err != nil || days < 1 {
+			t.Fatalf("FEEDDIGEST_SIM_DAYS=%q: want a number of days", v)
+		}
+	}
+	off := simOff()
+	t.Logf("switched off: %v (FEEDDIGEST_SIM_OFF)", slices.Sorted(maps.Keys(off)))
+	for _, seed := range simSeeds(t) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			began := time.Now()
+			s := newSimSetup(seed, days*24, off)
+			r := newSimRunner(t, bin, s)
+			r.simulate()
+			vs := r.check()
+			r.classify(vs)
+			served := 0
+			for _, q := range r.w.log {
+				if q.servedEntrys {
+					served++
+				}
+			}
+			t.Logf("seed %d: %d feeds, %d runs (%d killed, %d under load), %d requests, %d bodies, %s (%s in runs to the end); violations by class: %s",
+				seed, len(s.feeds), len(r.w.runs), r.kills, r.loaded, len(r.w.log), served, time.Since(began).Round(time.Millisecond), r.runTime.Round(time.Millisecond), simClasses(vs))
+			if len(vs) > 0 {
+				simTell(t, seed, r, vs)
+			}
+			// FEEDDIGEST_SIM_DUMP=f3,f7 logs every request for those feeds.
+			for _, name := range strings.Split(os.Getenv("FEEDDIGEST_SIM_DUMP"), ",") {
+				fi := slices.IndexFunc(s.feeds, func(f *simFeed) bool { return f.name == name })
+				if fi < 0 {
+					continue
+				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s [%s]:\n", name, s.feeds[fi].kind)
+				for _, q := range r.w.log {
+					if q.feed == fi {
+						fmt.Fprintf(&b, "  run %d%s %s %s %d inm=%s ims=%q etag=%s lm=%q body=%s links=%d\n", q.run,
+							map[bool]string{true: " (killed)"}[r.w.runs[q.run].killed], q.at.Format(time.RFC3339), q.method, q.status, q.inm, q.ims, q.etag, q.lm, q.bodyHash, len(q.links))
+					}
+				}
+				t.Log(b.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/mmcdole/gofeed/atom"
+	"github.com/mmcdole/gofeed/rss"
+
+	"feeddigest/internal/feedtest"
+)
+
+// BenchmarkLibraryFloor measures what the two libraries a poll cannot do
+// without cost per feed of BenchmarkRun2000Feeds' day 1, with nothing of
+// ours around them: gofeed's RSS or Atom parser reading one feed of 10 entries (half the farm
+// serves RSS, half Atom), and bluemonday's UGC policy sanitising its 10
+// bodies once. Their sum is the least CPU a feed's first read can cost
+// while feeds are parsed and HTML is sanitised by these libraries, before
+// anything is stored or rendered (the run's CPU per feed is measured by
+// BenchmarkRun2000Feeds).
+//
+//	go test -run '^$' -bench LibraryFloor ./e2e/
+func BenchmarkLibraryFloor(b *testing.B) {
+	bodies := runBenchBodies(b)
+	b.Run("gofeed", func(b *testing.B) {
+		// The format's own parser, without gofeed's detection of the
+		// format nor its translation to a gofeed.Feed: the least of it.
+		var entries int
+		for i := 0; b.Loop(); i++ {
+			n, err := parseRaw(bodies[i%len(bodies)], i%len(bodies) == 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			entries += n
+		}
+		if entries != b.N*runBenchEntries {
+			b.Fatalf("parsed %d entries in %d feeds, want %d a feed", entries, b.N, runBenchEntries)
+		}
+		reportPerFeed(b)
+	})
+	b.Run("bluemonday", func(b *testing.B) {
+		policy := bluemonday.UGCPolicy()
+		var html []string
+		for n := range runBenchEntries {
+			html = append(html, runBenchEntry(0, n).Body)
+		}
+		for b.Loop() {
+			for _, h := range html {
+				if strings.Contains(policy.Sanitize(h), "<script") {
+					b.Fatal("script kept")
+				}
+			}
+		}
+		reportPerFeed(b)
+	})
+}
+
+func parseRaw(body []byte, isAtom bool) (entries int, err error) {
+	if isAtom {
+		feed, err := (&atom.Parser{}).Parse(bytes.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		return len(feed.Entries), nil
+	}
+	feed, err := (&rss.Parser{}).Parse(bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	return len(feed.Items), nil
+}
+
+func reportPerFeed(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/feed")
+}
+
+// runBenchBodies is one RSS and one Atom document as the benchmark's farm
+// serves them, read over HTTP from a feedtest server.
+func runBenchBodies(b *testing.B) [][]byte {
+	srv := feedtest.Start(b)
+	var bodies [][]byte
+	for i, format := range []feedtest.Format{feedtest.RSS, feedtest.Atom} {
+		feed := feedtest.Feed{Format: format, Title: fmt.Sprintf("Bench feed %d", i), SiteURL: "https://site.example/"}
+		for n := range runBenchEntries {
+			feed.Entries = append(feed.Entries, runBenchEntry(i, n))
+		}
+		path := fmt.Sprintf("/feed/%d", i)
+		srv.Publish(path, feed)
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+		bodies = append(bodies, body)
+	}
+	return bodies
+}
