@@ -12,7 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-const testdata = "../testdata/config"
+const testdata = "testdata"
 
 func td(name string) string { return filepath.Join(testdata, name) }
 

@@ -17,7 +17,7 @@ import (
 	"feeddigest/render"
 )
 
-// loadDigest reads the digest testdata/render/<name>.json, which render's
+// loadDigest reads the digest render/testdata/<name>.json, which render's
 // tests share.
 func loadDigest(t testing.TB, name string) render.Digest {
 	t.Helper()
@@ -25,7 +25,7 @@ func loadDigest(t testing.TB, name string) render.Digest {
 		render.Digest
 		Zone string // the user's time zone, by name
 	}
-	golden.Decode(t, filepath.Join("..", "testdata", "render", name+".json"), &d)
+	golden.Decode(t, filepath.Join("..", "render", "testdata", name+".json"), &d)
 	var err error
 	if d.Location, err = time.LoadLocation(d.Zone); err != nil {
 		t.Fatal(err)
@@ -33,11 +33,11 @@ func loadDigest(t testing.TB, name string) render.Digest {
 	return d.Digest
 }
 
-// goldenCheck compares got with testdata/render/<name>.golden (rewritten
+// goldenCheck compares got with render/testdata/<name>.golden (rewritten
 // under -update).
 func goldenCheck(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("..", "testdata", "render", name+".golden"), got)
+	golden.Check(t, filepath.Join("..", "render", "testdata", name+".golden"), got)
 }
 
 // buildEmail is the digest email of d as sent.

@@ -13,11 +13,11 @@ import (
 	"feeddigest/internal/golden"
 )
 
-// goldenCheck compares got with testdata/render/<name>.golden (rewritten
+// goldenCheck compares got with testdata/<name>.golden (rewritten
 // under -update).
 func goldenCheck(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("..", "testdata", "render", name+".golden"), got)
+	golden.Check(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 func london(t testing.TB) *time.Location {
@@ -42,7 +42,7 @@ func utc(s string) time.Time {
 func sampleDigest(t testing.TB) Digest { return loadDigest(t, "digest") }
 
 // goldenDigest is sampleDigest as a reader who sorts their feeds sees it
-// (testdata/render/digest-full.json, which mail's golden email shares):
+// (testdata/digest-full.json, which mail's golden email shares):
 // the blog in a folder "Friends" (its first post read aloud: an MP3
 // enclosure with its playing time, in nanoseconds, and its size), the
 // news feed without one, and an
