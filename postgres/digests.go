@@ -279,30 +279,6 @@ func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, erro
 	return held == count && bare == 0, nil
 }
 
-// DigestListing returns what a digest lists (see store.Reader): at most
-// perFeed of each feed's newest entries, and how many more per feed URL.
-// An entry with fragments comes without its raw texts, which only serve
-// to make fragments.
-func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
-}
-
-// DigestFeedListing is DigestListing of the feed feedURL alone (see
-// store.Reader): a page reads each feed's section as it writes it.
-func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
-	if feedURL == "" {
-		return nil, nil
-	}
-	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
-	return entries, err
-}
-
-// DigestTitles is DigestListing without texts, HTML, excerpts or links
-// (see store.Reader).
-func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
-}
-
 // The columns of a listing after the entry's own: the texts of an entry
 // without fragments, and the fragments; or, for titles only, no
 // fragments but the display title.
@@ -315,12 +291,16 @@ const (
 	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
 )
 
-// digestListing lists a digest's entries with columns: of every feed, or
-// of the feed feedURL alone. A feed's listing starts from that feed's
+// digestListing lists a digest's entries (see store.DigestListings): of
+// every feed, or of the feed feedURL alone. A feed's listing starts from that feed's
 // entries, not from the whole digest's: a page reads each of its feeds'
 // sections in turn, and reading the whole digest for each would cost the
 // square of its size.
-func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, titlesOnly bool) ([]domain.Entry, map[string]int, error) {
+	columns := listingColumns
+	if titlesOnly {
+		columns = titleColumns
+	}
 	ranked := `SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY ` + newestFirst + `) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2`

@@ -42,6 +42,8 @@ type Store struct {
 	stopHeartbeat func()
 	// planning holds the planning lock while this run plans a pass.
 	planning *pgxpool.Conn
+	// The Reader's listings of a digest, over digestListing.
+	store.DigestListings
 }
 
 var _ store.Coordinator = (*Store)(nil)
@@ -71,6 +73,7 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 		cfg.MaxConns = defaultMaxConns
 	}
 	s := &Store{name: describe(cfg.ConnConfig), worker: workerName()}
+	s.List = s.digestListing
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("state %s: %w", s.name, err)

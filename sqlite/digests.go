@@ -302,30 +302,6 @@ func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, erro
 	return held == count && bare == 0, nil
 }
 
-// DigestListing returns what a digest lists (see store.Reader): at most
-// perFeed of each feed's newest entries, and how many more per feed URL.
-// An entry with fragments comes without its raw texts, which only serve
-// to make fragments.
-func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
-}
-
-// DigestFeedListing is DigestListing of the feed feedURL alone (see
-// store.Reader).
-func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
-	if feedURL == "" {
-		return nil, nil
-	}
-	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
-	return entries, err
-}
-
-// DigestTitles is DigestListing without texts, HTML, excerpts or links
-// (see store.Reader).
-func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
-}
-
 // The columns of a listing after the entry's own: the texts of an entry
 // without fragments, and the fragments; or, for titles only, no
 // fragments but the display title.
@@ -370,9 +346,13 @@ func listingQuery(oneFeed bool, columns string) string {
 		WHERE ?4 <= 0 OR r.rank <= ?4 ORDER BY f.url, ` + newestFirst
 }
 
-// digestListing lists the digest's entries, of the feed feedURL alone
-// unless it is "".
-func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+// digestListing lists the digest's entries (see store.DigestListings),
+// of the feed feedURL alone unless it is "".
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, titlesOnly bool) ([]domain.Entry, map[string]int, error) {
+	columns := listingColumns
+	if titlesOnly {
+		columns = titleColumns
+	}
 	query := listingQuery(feedURL != "", columns)
 	args := []any{user, date, feedURL, perFeed}
 	var rows *sql.Rows

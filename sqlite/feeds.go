@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -84,13 +83,9 @@ func collectFeeds(rows *sql.Rows, what string) ([]domain.Feed, error) {
 	return feeds, rows.Err()
 }
 
-// Feed returns the record of one subscribed URL.
+// Feed returns the record of one subscribed URL (see store.FeedAt).
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
-	f, err := scanFeed(s.db.QueryRowContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = ?", url))
-	if errors.Is(err, sql.ErrNoRows) {
-		return f, fmt.Errorf("%w: %s", store.ErrNoFeed, url)
-	}
-	return f, err
+	return store.FeedAt(ctx, s, url)
 }
 
 // SyncSubscriptions makes the subscriptions match the configuration:

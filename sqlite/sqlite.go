@@ -30,6 +30,8 @@ type Store struct {
 	// modernc's SQLite otherwise parses a statement at every Exec, a
 	// tenth of a run's CPU when 2000 polls save their entries.
 	hot map[string]*sql.Stmt
+	// The Reader's listings of a digest, over digestListing.
+	store.DigestListings
 }
 
 var _ store.Store = (*Store)(nil)
@@ -62,6 +64,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// connection makes every statement see the same transaction state.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, lock: lock, path: path}
+	s.List = s.digestListing
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
@@ -220,5 +223,7 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("state %s: %w", path, &store.SchemaError{Have: version, Want: schemaVersion})
 	}
-	return &Store{db: db, path: path}, nil
+	s := &Store{db: db, path: path}
+	s.List = s.digestListing
+	return s, nil
 }

@@ -113,6 +113,19 @@ type Reader interface {
 	Close() error
 }
 
+// FeedAt is Reader.Feed over Reader.FeedsAt, for a back end: the record
+// of the feed at url, ErrNoFeed when there is none.
+func FeedAt(ctx context.Context, r Reader, url string) (domain.Feed, error) {
+	feeds, err := r.FeedsAt(ctx, []string{url})
+	if err != nil {
+		return domain.Feed{}, err
+	}
+	if len(feeds) == 0 {
+		return domain.Feed{}, fmt.Errorf("%w: %s", ErrNoFeed, url)
+	}
+	return feeds[0], nil
+}
+
 // Store reads and writes the state, for one run at a time.
 type Store interface {
 	Reader
