@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -34,6 +33,20 @@ func scanDigest(row pgx.Row) (domain.Digest, error) {
 	return d, nil
 }
 
+// digestsWhere are the conditions of the lists of digests
+// (store.DigestLists).
+var digestsWhere = store.DigestsWhere{
+	DatedSince: "WHERE date >= $1 ORDER BY user_name, date",
+	OfUser:     "WHERE user_name = $1 ORDER BY date DESC",
+	Unrendered: "WHERE rendered_at IS NULL ORDER BY built_at, user_name",
+	Unsent: `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
+		ORDER BY built_at, user_name`,
+	NotSent: `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
+		ORDER BY built_at, user_name`,
+	Interrupted: "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name",
+}
+
+// queryDigests lists the digests where picks (see store.DigestLists).
 func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
 	rows, _ := s.pool.Query(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Digest, error) { return scanDigest(row) })
@@ -51,41 +64,6 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 		return false, fmt.Errorf("look up digest: %w", err)
 	}
 	return has, nil
-}
-
-// DigestsSince lists every digest dated date or later, by user then date.
-func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE date >= $1 ORDER BY user_name, date", date)
-}
-
-// Digests lists a user's digests, newest date first.
-func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE user_name = $1 ORDER BY date DESC", user)
-}
-
-// Unrendered lists digests whose pages are not written yet, oldest first.
-func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE rendered_at IS NULL ORDER BY built_at, user_name")
-}
-
-// Unsent lists digests that want sending, are not sent yet, were not
-// given up, and whose last attempt (if any) failed cleanly; oldest first.
-func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
-		ORDER BY built_at, user_name`)
-}
-
-// NotSent lists every digest that wants sending and is not sent: those
-// still to be tried, those cut off by a crash, and those given up at or
-// after since; oldest first.
-func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
-		ORDER BY built_at, user_name`, orEpoch(since))
-}
-
-// InterruptedSends lists digests whose send was cut off by a crash.
-func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name")
 }
 
 func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any) error {
@@ -265,18 +243,16 @@ func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries [
 // DigestIntact says whether every entry of a digest is still stored with
 // its texts (see store.Reader).
 func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
-	var count, held, bare int
-	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL AND NOT e.overflow)
+	var h store.DigestHeld
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(d.entry_count), -1), COUNT(e.id),
+		COUNT(e.id) FILTER (WHERE t.entry_id IS NULL AND NOT e.overflow)
 		FROM digests d LEFT JOIN digest_entries de ON de.user_name = d.user_name AND de.date = d.date
 		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE d.user_name = $1 AND d.date = $2 GROUP BY d.user_name, d.date`, user, date).Scan(&count, &held, &bare)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
+		WHERE d.user_name = $1 AND d.date = $2`, user, date).Scan(&h.Built, &h.Stored, &h.Bare)
 	if err != nil {
 		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
 	}
-	return held == count && bare == 0, nil
+	return h.Intact(), nil
 }
 
 // The columns of a listing after the entry's own: the texts of an entry

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -36,6 +35,18 @@ func scanDigest(row scanner) (domain.Digest, error) {
 	return d, nil
 }
 
+// digestsWhere are the conditions of the lists of digests
+// (store.DigestLists).
+var digestsWhere = store.DigestsWhere{
+	DatedSince:  "WHERE date >= ? ORDER BY user, date",
+	OfUser:      "WHERE user = ? ORDER BY date DESC",
+	Unrendered:  "WHERE rendered_at = 0 ORDER BY built_at, user",
+	Unsent:      "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 AND send_given_up = 0 ORDER BY built_at, user",
+	NotSent:     "WHERE send_wanted = 1 AND sent_at = 0 AND (send_given_up = 0 OR send_given_up >= ?) ORDER BY built_at, user",
+	Interrupted: "WHERE send_wanted = 1 AND sent_at = 0 AND send_started != 0 ORDER BY built_at, user",
+}
+
+// queryDigests lists the digests where picks (see store.DigestLists).
 func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
 	if err != nil {
@@ -61,39 +72,6 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 		return false, fmt.Errorf("look up digest: %w", err)
 	}
 	return n > 0, nil
-}
-
-// DigestsSince lists every digest dated date or later, by user then date.
-func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE date >= ? ORDER BY user, date", date)
-}
-
-// Digests lists a user's digests, newest date first.
-func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE user = ? ORDER BY date DESC", user)
-}
-
-// Unrendered lists digests whose pages are not written yet, oldest first.
-func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE rendered_at = 0 ORDER BY built_at, user")
-}
-
-// Unsent lists digests that want sending, are not sent yet, were not
-// given up, and whose last attempt (if any) failed cleanly; oldest first.
-func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 AND send_given_up = 0 ORDER BY built_at, user")
-}
-
-// NotSent lists every digest that wants sending and is not sent: those
-// still to be tried, those cut off by a crash, and those given up at or
-// after since; oldest first. For showing why mail did not go out.
-func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND (send_given_up = 0 OR send_given_up >= ?) ORDER BY built_at, user", unix(since))
-}
-
-// InterruptedSends lists digests whose send was cut off by a crash.
-func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted = 1 AND sent_at = 0 AND send_started != 0 ORDER BY built_at, user")
 }
 
 // BeginSend records, before the SMTP conversation, that a send started.
@@ -287,19 +265,16 @@ func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries 
 // DigestIntact says whether every entry of a digest is still stored with
 // its texts (see store.Reader).
 func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
-	var count, held, bare int
-	err := s.db.QueryRowContext(ctx, `SELECT d.entry_count, COUNT(e.id),
+	var h store.DigestHeld
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(d.entry_count), -1), COUNT(e.id),
 		COALESCE(SUM(t.entry_id IS NULL AND e.content = '' AND e.summary = '' AND e.overflow = 0), 0)
 		FROM digests d LEFT JOIN digest_entries de ON de.user = d.user AND de.date = d.date
 		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE d.user = ? AND d.date = ? GROUP BY d.user, d.date`, user, date).Scan(&count, &held, &bare)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
+		WHERE d.user = ? AND d.date = ?`, user, date).Scan(&h.Built, &h.Stored, &h.Bare)
 	if err != nil {
 		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
 	}
-	return held == count && bare == 0, nil
+	return h.Intact(), nil
 }
 
 // The columns of a listing after the entry's own: the texts of an entry

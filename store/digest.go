@@ -287,6 +287,17 @@ func problemSince(f domain.Feed) time.Time {
 	return time.Time{}
 }
 
+// DigestHeld is what a back end counts of a digest's entries for
+// Reader.DigestIntact: how many it had when built (-1: there is no such
+// digest), how many of them are still stored, and how many of those are
+// stored without their texts (not counting those stored so from the
+// start, which no digest shows the texts of).
+type DigestHeld struct{ Built, Stored, Bare int }
+
+// Intact says whether the digest's page, written again, would show what
+// it showed: every entry still stored, each with its texts.
+func (h DigestHeld) Intact() bool { return h.Built >= 0 && h.Stored == h.Built && h.Bare == 0 }
+
 // between says whether a time is in (since, now]; the zero time never is.
 func between(since, now time.Time) func(time.Time) bool {
 	return func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
