@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -24,13 +23,7 @@ func scanDigest(row pgx.Row) (domain.Digest, error) {
 		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems); err != nil {
 		return d, err
 	}
-	if err := json.Unmarshal(notices, &d.Notices); err != nil {
-		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
-	}
-	if err := json.Unmarshal(problems, &d.Problems); err != nil {
-		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
-	}
-	return d, nil
+	return d, store.DecodeNotes(&d, notices, problems)
 }
 
 // digestsWhere are the conditions of the lists of digests
@@ -225,11 +218,10 @@ func (r digestRows) Introduced(ctx context.Context, user string, feedID int64, n
 }
 
 func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
-	notices, _ := json.Marshal(d.Notices)
-	problems, _ := json.Marshal(d.Problems)
+	notices, problems := store.EncodeNotes(d)
 	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), string(notices), d.EntryCount,
-		d.SendWanted, string(problems)); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
+		d.SendWanted, problems); err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, d.User, d.Date)
 		}

@@ -26,13 +26,7 @@ func scanDigest(row scanner) (domain.Digest, error) {
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
 	d.SendStarted, d.SendFailedAt, d.SendGivenUp = fromUnix(started), fromUnix(failed), fromUnix(givenUp)
 	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
-	if err := json.Unmarshal([]byte(notices), &d.Notices); err != nil {
-		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
-	}
-	if err := json.Unmarshal([]byte(problems), &d.Problems); err != nil {
-		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
-	}
-	return d, nil
+	return d, store.DecodeNotes(&d, []byte(notices), []byte(problems))
 }
 
 // digestsWhere are the conditions of the lists of digests
@@ -244,11 +238,10 @@ func (r *digestRows) Introduced(ctx context.Context, user string, feedID int64, 
 }
 
 func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
-	notices, _ := json.Marshal(d.Notices)
-	problems, _ := json.Marshal(d.Problems)
+	notices, problems := store.EncodeNotes(d)
 	if _, err := r.tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), string(notices), d.EntryCount,
-		boolInt(d.SendWanted), string(problems)); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), notices, d.EntryCount,
+		boolInt(d.SendWanted), problems); err != nil {
 		return err
 	}
 	if len(entries) == 0 {

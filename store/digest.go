@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -301,4 +302,23 @@ func (h DigestHeld) Intact() bool { return h.Built >= 0 && h.Stored == h.Built &
 // between says whether a time is in (since, now]; the zero time never is.
 func between(since, now time.Time) func(time.Time) bool {
 	return func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
+}
+
+// EncodeNotes is the stored form of a digest's notices and problems, as
+// both back ends keep them (and migrate copies them): JSON arrays.
+func EncodeNotes(d domain.Digest) (notices, problems string) {
+	n, _ := json.Marshal(d.Notices)
+	p, _ := json.Marshal(d.Problems)
+	return string(n), string(p)
+}
+
+// DecodeNotes reads into d the notices and problems EncodeNotes wrote.
+func DecodeNotes(d *domain.Digest, notices, problems []byte) error {
+	if err := json.Unmarshal(notices, &d.Notices); err != nil {
+		return fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal(problems, &d.Problems); err != nil {
+		return fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
+	}
+	return nil
 }
