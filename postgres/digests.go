@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -25,15 +23,23 @@ func scanDigest(row pgx.Row) (domain.Digest, error) {
 		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems); err != nil {
 		return d, err
 	}
-	if err := json.Unmarshal(notices, &d.Notices); err != nil {
-		return d, fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
-	}
-	if err := json.Unmarshal(problems, &d.Problems); err != nil {
-		return d, fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
-	}
-	return d, nil
+	return d, store.DecodeNotes(&d, notices, problems)
 }
 
+// digestsWhere are the conditions of the lists of digests
+// (store.DigestLists).
+var digestsWhere = store.DigestsWhere{
+	DatedSince: "WHERE date >= $1 ORDER BY user_name, date",
+	OfUser:     "WHERE user_name = $1 ORDER BY date DESC",
+	Unrendered: "WHERE rendered_at IS NULL ORDER BY built_at, user_name",
+	Unsent: `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
+		ORDER BY built_at, user_name`,
+	NotSent: `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
+		ORDER BY built_at, user_name`,
+	Interrupted: "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name",
+}
+
+// queryDigests lists the digests where picks (see store.DigestLists).
 func (s *Store) queryDigests(ctx context.Context, where string, args ...any) ([]domain.Digest, error) {
 	rows, _ := s.pool.Query(ctx, "SELECT "+digestColumns+" FROM digests "+where, args...)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.Digest, error) { return scanDigest(row) })
@@ -51,41 +57,6 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 		return false, fmt.Errorf("look up digest: %w", err)
 	}
 	return has, nil
-}
-
-// DigestsSince lists every digest dated date or later, by user then date.
-func (s *Store) DigestsSince(ctx context.Context, date string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE date >= $1 ORDER BY user_name, date", date)
-}
-
-// Digests lists a user's digests, newest date first.
-func (s *Store) Digests(ctx context.Context, user string) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE user_name = $1 ORDER BY date DESC", user)
-}
-
-// Unrendered lists digests whose pages are not written yet, oldest first.
-func (s *Store) Unrendered(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE rendered_at IS NULL ORDER BY built_at, user_name")
-}
-
-// Unsent lists digests that want sending, are not sent yet, were not
-// given up, and whose last attempt (if any) failed cleanly; oldest first.
-func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
-		ORDER BY built_at, user_name`)
-}
-
-// NotSent lists every digest that wants sending and is not sent: those
-// still to be tried, those cut off by a crash, and those given up at or
-// after since; oldest first.
-func (s *Store) NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
-		ORDER BY built_at, user_name`, orEpoch(since))
-}
-
-// InterruptedSends lists digests whose send was cut off by a crash.
-func (s *Store) InterruptedSends(ctx context.Context) ([]domain.Digest, error) {
-	return s.queryDigests(ctx, "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name")
 }
 
 func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any) error {
@@ -148,56 +119,17 @@ func (s *Store) SkipSend(ctx context.Context, user, date string) error {
 }
 
 // BuildDigest records the digest of user for date, built at now, in one
-// transaction (see store.Store).
+// transaction: store.BuildDigest decides over the rows digestRows reads.
 func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
-	now = now.UTC().Truncate(time.Second)
-	d := domain.Digest{User: user, Date: date, BuiltAt: now, SendWanted: sendWanted}
+	var d domain.Digest
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The user's row lock: one build of the user's digests at a time,
 		// whichever run asks (the window starts at the previous build).
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", lockClass, "digest:"+user); err != nil {
 			return err
 		}
-		var exists bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)",
-			user, date).Scan(&exists); err != nil {
-			return err
-		}
-		if exists {
-			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
-		}
-		if err := tx.QueryRow(ctx, "SELECT max(built_at) FROM digests WHERE user_name = $1", user).Scan(timeOf{&d.Since}); err != nil {
-			return err
-		}
-		ids, err := digestEntryIDs(ctx, tx, user, d.Since, now)
-		if err != nil {
-			return err
-		}
-		if d.Notices, err = digestNotices(ctx, tx, user, d.Since, now); err != nil {
-			return err
-		}
-		if d.Notices == nil {
-			d.Notices = []domain.Notice{}
-		}
-		if d.Problems, err = digestProblems(ctx, tx, user, d.Since, now); err != nil {
-			return err
-		}
-		if d.Problems == nil {
-			d.Problems = []domain.Problem{}
-		}
-		d.EntryCount = len(ids)
-		notices, _ := json.Marshal(d.Notices)
-		problems, _ := json.Marshal(d.Problems)
-		if _, err := tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, user, date, at(d.Since), at(now), string(notices), len(ids), sendWanted,
-			string(problems)); err != nil {
-			if isUniqueViolation(err) {
-				return fmt.Errorf("%w: %s %s", store.ErrDigestExists, user, date)
-			}
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO digest_entries (user_name, date, entry_id)
-			SELECT $1, $2, unnest($3::bigint[])`, user, date, ids)
+		var err error
+		d, err = store.BuildDigest(ctx, digestRows{tx}, user, date, now.UTC().Truncate(time.Second), sendWanted)
 		return err
 	})
 	if err != nil {
@@ -214,203 +146,105 @@ const newestFirst = "COALESCE(e.published, e.first_seen) DESC, e.id ASC"
 const notGivenTo = `NOT EXISTS (SELECT 1 FROM digest_entries de WHERE de.user_name = $1 AND de.entry_id = e.id)
 	AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = $1 AND w.entry_id = e.id)`
 
-// digestEntryIDs chooses the entries of user's digest built at now, whose
-// previous digest was built at since (zero: none); see the SQLite state's
-// function of the same name for the rules.
-func digestEntryIDs(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]int64, error) {
-	type sub struct {
-		feed             int64
-		introduced, read bool
-	}
-	rows, _ := tx.Query(ctx, `SELECT s.feed_id, s.introduced_at IS NOT NULL,
-		f.last_success IS NOT NULL OR EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
-		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_name = $1 ORDER BY s.feed_id`, user)
-	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sub, error) {
-		var s sub
-		err := row.Scan(&s.feed, &s.introduced, &s.read)
+// digestRows reads and writes the rows of one digest's build
+// (store.DigestTx).
+type digestRows struct{ tx pgx.Tx }
+
+func (r digestRows) DigestExists(ctx context.Context, user, date string) (bool, error) {
+	var exists bool
+	err := r.tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM digests WHERE user_name = $1 AND date = $2)", user, date).Scan(&exists)
+	return exists, err
+}
+
+func (r digestRows) LastBuilt(ctx context.Context, user string) (time.Time, error) {
+	var built time.Time
+	err := r.tx.QueryRow(ctx, "SELECT max(built_at) FROM digests WHERE user_name = $1", user).Scan(timeOf{&built})
+	return built, err
+}
+
+func (r digestRows) Subscribed(ctx context.Context, user string) ([]store.Subscribed, error) {
+	rows, _ := r.tx.Query(ctx, "SELECT "+feedColumns+`, s.added_at, s.introduced_at,
+		EXISTS (SELECT 1 FROM entries e WHERE e.feed_id = f.id)
+		FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_name = $1 ORDER BY f.url`, user)
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Subscribed, error) {
+		var s store.Subscribed
+		var err error
+		s.Feed, err = scanFeed(row, timeOf{&s.AddedAt}, timeOf{&s.IntroducedAt}, &s.HasEntries)
 		return s, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	// The feeds introduced before, in one question rather than one per
-	// feed. Entries at exactly `since` count again (>=), as in SQLite:
-	// notGivenTo keeps the last digest's from showing twice.
-	// Planned for its arguments each time (QueryExecModeExec), not once
-	// for any: a plan made without knowing the times guesses that few
-	// entries fall between them and reads every entry of the period
-	// (40 ms a digest at 60,000 entries) rather than the user's feeds'.
-	ids, err := queryIDs(ctx, tx, `SELECT e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
+}
+
+// Window is planned for its arguments each time (QueryExecModeExec), not
+// once for any: a plan made without knowing the times guesses that few
+// entries fall between them and reads every entry of the period (40 ms a
+// digest at 60,000 entries) rather than the user's feeds'.
+func (r digestRows) Window(ctx context.Context, user string, since, now time.Time) (map[int64][]int64, error) {
+	rows, _ := r.tx.Query(ctx, `SELECT e.feed_id, e.id FROM subscriptions s JOIN entries e ON e.feed_id = s.feed_id
 		WHERE s.user_name = $1 AND s.introduced_at IS NOT NULL
 		AND e.first_seen >= $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY e.feed_id, `+newestFirst,
 		pgx.QueryExecModeExec, user, orEpoch(since), now)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range subs {
-		if s.introduced || !s.read {
-			continue
-		}
-		got, err := introduce(ctx, tx, user, s.feed, now)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, got...)
-	}
-	return ids, nil
-}
-
-// introduce brings a feed new to user's digests: its entries that are
-// news to the user and the newest of its backlog (store.Introduce); the
-// rest of the backlog is withheld from the user for good.
-func introduce(ctx context.Context, tx pgx.Tx, user string, feedID int64, now time.Time) ([]int64, error) {
-	rows, _ := tx.Query(ctx, `SELECT e.id, COALESCE(e.first_seen > s.added_at
-			AND (e.first_seen > f.first_read OR (e.published >= s.added_at AND e.published <= e.first_seen)), false)
-		FROM entries e JOIN subscriptions s ON s.user_name = $1 AND s.feed_id = e.feed_id,
-			(SELECT min(first_seen) AS first_read FROM entries WHERE feed_id = $2) f
-		WHERE e.feed_id = $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY `+newestFirst, user, feedID, now)
-	offered, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Newcomer, error) {
-		var n store.Newcomer
-		err := row.Scan(&n.ID, &n.News)
-		return n, err
+	window := map[int64][]int64{}
+	var feed, id int64
+	_, err := pgx.ForEachRow(rows, []any{&feed, &id}, func() error {
+		window[feed] = append(window[feed], id)
+		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	shown, withheld := store.Introduce(offered)
+	return window, err
+}
+
+func (r digestRows) Offered(ctx context.Context, user string, feedID int64, now time.Time) ([]store.Offered, time.Time, error) {
+	rows, _ := r.tx.Query(ctx, `SELECT e.id, e.published, e.first_seen, f.first_read
+		FROM entries e, (SELECT min(first_seen) AS first_read FROM entries WHERE feed_id = $2) f
+		WHERE e.feed_id = $2 AND e.first_seen <= $3 AND `+notGivenTo+` ORDER BY `+newestFirst, user, feedID, now)
+	var offered []store.Offered
+	var o store.Offered
+	var firstRead time.Time
+	_, err := pgx.ForEachRow(rows, []any{&o.ID, timeOf{&o.Published}, timeOf{&o.FirstSeen}, timeOf{&firstRead}}, func() error {
+		offered = append(offered, o)
+		return nil
+	})
+	return offered, firstRead, err
+}
+
+func (r digestRows) Introduced(ctx context.Context, user string, feedID int64, now time.Time, withheld []int64) error {
 	if len(withheld) > 0 {
-		if _, err := tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, unnest($2::bigint[])",
+		if _, err := r.tx.Exec(ctx, "INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, unnest($2::bigint[])",
 			user, withheld); err != nil {
-			return nil, fmt.Errorf("withhold older entries: %w", err)
+			return fmt.Errorf("withhold older entries: %w", err)
 		}
 	}
-	if _, err := tx.Exec(ctx, "UPDATE subscriptions SET introduced_at = $1 WHERE user_name = $2 AND feed_id = $3",
-		now, user, feedID); err != nil {
-		return nil, err
-	}
-	return shown, nil
+	_, err := r.tx.Exec(ctx, "UPDATE subscriptions SET introduced_at = $1 WHERE user_name = $2 AND feed_id = $3", now, user, feedID)
+	return err
 }
 
-func queryIDs(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {
-	rows, _ := tx.Query(ctx, query, args...)
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
-}
-
-// digestNotices finds the user's feeds whose fate changed in (since, now].
-func digestNotices(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Notice, error) {
-	rows, err := tx.Query(ctx, `SELECT f.url, f.effective_url, f.pending_url, f.gone_at, f.dead_at,
-		f.moved_at, f.origin_flag_at, f.last_error FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
-		WHERE s.user_name = $1 ORDER BY f.url`, user)
-	if err != nil {
-		return nil, err
+func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
+	notices, problems := store.EncodeNotes(d)
+	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
+		d.SendWanted, problems); err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, d.User, d.Date)
+		}
+		return err
 	}
-	in := func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
-	var out []domain.Notice
-	var url, eff, pending, lastErr string
-	var gone, dead, moved, origin time.Time
-	_, err = pgx.ForEachRow(rows, []any{&url, &eff, &pending, timeOf{&gone}, timeOf{&dead}, timeOf{&moved}, timeOf{&origin}, &lastErr},
-		func() error {
-			switch {
-			case in(gone):
-				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeGone})
-			case in(dead):
-				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeDead, Detail: "last error: " + lastErr})
-			}
-			if in(moved) {
-				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeMoved, NewURL: eff})
-			}
-			if in(origin) && pending != "" {
-				out = append(out, domain.Notice{FeedURL: url, Kind: domain.NoticeOrigin, NewURL: pending})
-			}
-			return nil
-		})
-	return out, err
+	_, err := r.tx.Exec(ctx, `INSERT INTO digest_entries (user_name, date, entry_id)
+		SELECT $1, $2, unnest($3::bigint[])`, d.User, d.Date, entries)
+	return err
 }
 
 // DigestIntact says whether every entry of a digest is still stored with
 // its texts (see store.Reader).
 func (s *Store) DigestIntact(ctx context.Context, user, date string) (bool, error) {
-	var count, held, bare int
-	err := s.pool.QueryRow(ctx, `SELECT d.entry_count, COUNT(e.id), COUNT(e.id) FILTER (WHERE t.entry_id IS NULL AND NOT e.overflow)
+	var h store.DigestHeld
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(d.entry_count), -1), COUNT(e.id),
+		COUNT(e.id) FILTER (WHERE t.entry_id IS NULL AND NOT e.overflow)
 		FROM digests d LEFT JOIN digest_entries de ON de.user_name = d.user_name AND de.date = d.date
 		LEFT JOIN entries e ON e.id = de.entry_id LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE d.user_name = $1 AND d.date = $2 GROUP BY d.user_name, d.date`, user, date).Scan(&count, &held, &bare)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
+		WHERE d.user_name = $1 AND d.date = $2`, user, date).Scan(&h.Built, &h.Stored, &h.Bare)
 	if err != nil {
 		return false, fmt.Errorf("digest %s %s: %w", user, date, err)
 	}
-	return held == count && bare == 0, nil
-}
-
-// digestProblems finds the user's feeds that could not be read since the
-// previous digest (built at since; zero: none) up to now; see the SQLite
-// state's function of the same name for the rules.
-func digestProblems(ctx context.Context, tx pgx.Tx, user string, since, now time.Time) ([]domain.Problem, error) {
-	rows, err := tx.Query(ctx, `SELECT f.url, f.problem, f.problem_at, f.problem_since, f.first_error,
-		f.error_count, f.gone_at, f.dead_at, f.last_success FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
-		WHERE s.user_name = $1 AND ((f.gone_at IS NULL AND f.dead_at IS NULL
-				AND (f.error_count > 0 OR (f.problem_at > $2 AND f.problem_at <= $3)))
-			OR (f.gone_at > $2 AND f.gone_at <= $3) OR (f.dead_at > $2 AND f.dead_at <= $3))
-		ORDER BY f.url`, user, orEpoch(since), now)
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Problem
-	var p domain.Problem
-	var at, problemSince, firstError, gone, dead, success time.Time
-	var errCount int
-	_, err = pgx.ForEachRow(rows, []any{&p.FeedURL, &p.Reason, timeOf{&at}, timeOf{&problemSince}, timeOf{&firstError},
-		&errCount, timeOf{&gone}, timeOf{&dead}, timeOf{&success}}, func() error {
-		p.Until = time.Time{}
-		switch {
-		case !gone.IsZero():
-			p.State = domain.ProblemGone
-		case !dead.IsZero():
-			p.State = domain.ProblemDead
-		case errCount > 0:
-			p.State = domain.ProblemFailing
-		default:
-			p.State, p.Until = domain.ProblemRecovered, success
-		}
-		// Since when: the first error of the run, else (a 410 at once)
-		// when it went wrong.
-		p.Since = time.Time{}
-		for _, t := range []time.Time{problemSince, firstError, gone, dead, at} {
-			if !t.IsZero() {
-				p.Since = t
-				break
-			}
-		}
-		out = append(out, p)
-		return nil
-	})
-	return out, err
-}
-
-// DigestListing returns what a digest lists (see store.Reader): at most
-// perFeed of each feed's newest entries, and how many more per feed URL.
-// An entry with fragments comes without its raw texts, which only serve
-// to make fragments.
-func (s *Store) DigestListing(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, listingColumns)
-}
-
-// DigestFeedListing is DigestListing of the feed feedURL alone (see
-// store.Reader): a page reads each feed's section as it writes it.
-func (s *Store) DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error) {
-	if feedURL == "" {
-		return nil, nil
-	}
-	entries, _, err := s.digestListing(ctx, user, date, feedURL, perFeed, listingColumns)
-	return entries, err
-}
-
-// DigestTitles is DigestListing without texts, HTML, excerpts or links
-// (see store.Reader).
-func (s *Store) DigestTitles(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error) {
-	return s.digestListing(ctx, user, date, "", perFeed, titleColumns)
+	return h.Intact(), nil
 }
 
 // The columns of a listing after the entry's own: the texts of an entry
@@ -425,12 +259,16 @@ const (
 	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
 )
 
-// digestListing lists a digest's entries with columns: of every feed, or
-// of the feed feedURL alone. A feed's listing starts from that feed's
+// digestListing lists a digest's entries (see store.DigestListings): of
+// every feed, or of the feed feedURL alone. A feed's listing starts from that feed's
 // entries, not from the whole digest's: a page reads each of its feeds'
 // sections in turn, and reading the whole digest for each would cost the
 // square of its size.
-func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, columns string) ([]domain.Entry, map[string]int, error) {
+func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, perFeed int, titlesOnly bool) ([]domain.Entry, map[string]int, error) {
+	columns := listingColumns
+	if titlesOnly {
+		columns = titleColumns
+	}
 	ranked := `SELECT e.id, ROW_NUMBER() OVER (PARTITION BY e.feed_id ORDER BY ` + newestFirst + `) AS rank,
 				COUNT(*) OVER (PARTITION BY e.feed_id) AS total
 			FROM digest_entries de JOIN entries e ON e.id = de.entry_id WHERE de.user_name = $1 AND de.date = $2`

@@ -113,14 +113,7 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	if t.closed {
 		return st, fmt.Errorf("save poll of feed %d: %w", t.feedID, pgx.ErrTxClosed)
 	}
-	keys := make([]string, 0, len(entries))
-	links := make([]string, 0, len(entries))
-	for _, e := range entries {
-		keys = append(keys, e.Key)
-		if e.Link != "" {
-			links = append(links, e.Link)
-		}
-	}
+	keys, links := store.KeysAndLinks(entries)
 	// Before the transaction's BEGIN (see batch): the feed is this run's
 	// alone to save while it polls it.
 	rows, _ := t.conn.Query(ctx, storedLike, t.feedID, keys, links)

@@ -78,13 +78,9 @@ func (s *Store) FeedsAt(ctx context.Context, urls []string) ([]domain.Feed, erro
 	return feeds, nil
 }
 
-// Feed returns the record of one subscribed URL.
+// Feed returns the record of one subscribed URL (see store.FeedAt).
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
-	f, err := scanFeed(s.pool.QueryRow(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = $1", url))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return f, fmt.Errorf("%w: %s", store.ErrNoFeed, url)
-	}
-	return f, err
+	return store.FeedAt(ctx, s, url)
 }
 
 // SyncSubscriptions makes the subscriptions match the configuration (see

@@ -42,6 +42,10 @@ type Store struct {
 	stopHeartbeat func()
 	// planning holds the planning lock while this run plans a pass.
 	planning *pgxpool.Conn
+	// The Reader's listings of a digest, over digestListing, and lists
+	// of digests, over queryDigests.
+	store.DigestListings
+	store.DigestLists
 }
 
 var _ store.Coordinator = (*Store)(nil)
@@ -71,6 +75,8 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 		cfg.MaxConns = defaultMaxConns
 	}
 	s := &Store{name: describe(cfg.ConnConfig), worker: workerName()}
+	s.List = s.digestListing
+	s.DigestLists = store.DigestLists{Query: s.queryDigests, Where: digestsWhere, At: func(t time.Time) any { return orEpoch(t) }}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("state %s: %w", s.name, err)

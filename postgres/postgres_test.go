@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -22,12 +23,7 @@ var ctx = context.Background()
 
 func open(t *testing.T, url string) *Store {
 	t.Helper()
-	s, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Open(t, Open, url)
 }
 
 // TestContract runs the store contract's behaviour tests against a real
@@ -38,6 +34,23 @@ func TestContract(t *testing.T) {
 		reopen := func(t *testing.T) store.Store { return open(t, url) }
 		return reopen(t), reopen
 	})
+	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyDatabase})
+}
+
+// emptyDatabase makes a database of the schema version, its tables not
+// made yet, for the migration tests (storetest.OldStates).
+func emptyDatabase(t *testing.T, version int) (func(string) error, func() store.Store) {
+	url := pgtest.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err == nil {
+		_, err = conn.Exec(ctx, fmt.Sprintf(`CREATE TABLE feeddigest_schema (version integer NOT NULL);
+			INSERT INTO feeddigest_schema VALUES (%d)`, version))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string) error { _, err := conn.Exec(ctx, q); return err }
+	return exec, func() store.Store { conn.Close(ctx); return open(t, url) }
 }
 
 // Runs share a PostgreSQL state: a second one opens it beside the first
@@ -46,16 +59,8 @@ func TestContract(t *testing.T) {
 func TestRunsOpenTheStateTogether(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	s := open(t, url)
-	other, err := Open(ctx, url)
-	if err != nil {
-		t.Fatalf("second open: %v", err)
-	}
-	other.Close()
-	r, err := OpenReader(ctx, url)
-	if err != nil {
-		t.Fatalf("reader beside a run: %v", err)
-	}
-	r.Close()
+	storetest.Open(t, Open, url)       // a second run
+	storetest.Open(t, OpenReader, url) // a reader beside them
 	if _, err := s.Feeds(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"context"
-
 	"feeddigest/config"
 	"feeddigest/store"
 )
@@ -10,20 +8,8 @@ import (
 // Backend opens state files: any state name that is not a PostgreSQL
 // URL. Register it last (store.Register): it handles every other name.
 var Backend = store.Backend{
-	Name:    "SQLite",
-	Handles: func(state string) bool { return !config.IsPostgresURL(state) },
-	Open: func(ctx context.Context, path string) (store.Store, error) {
-		s, err := Open(ctx, path)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return s, nil
-	},
-	OpenReader: func(ctx context.Context, path string) (store.Reader, error) {
-		s, err := OpenReader(ctx, path)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return s, nil
-	},
+	Name:       "SQLite",
+	Handles:    func(state string) bool { return !config.IsPostgresURL(state) },
+	Open:       store.OpenWith(Open),
+	OpenReader: store.ReadWith(OpenReader),
 }

@@ -142,14 +142,7 @@ func (s *Store) dropUnneededTexts(ctx context.Context, tx *sql.Tx, feedID int64,
 // storedLike returns the feed's stored entries that share a key or a
 // link with entries, in the order they were stored (see store.PlanSave).
 func (s *Store) storedLike(ctx context.Context, tx *sql.Tx, feedID int64, entries []domain.Entry) ([]store.StoredEntry, error) {
-	keys := make([]string, 0, len(entries))
-	links := make([]string, 0, len(entries))
-	for _, e := range entries {
-		keys = append(keys, e.Key)
-		if e.Link != "" {
-			links = append(links, e.Link)
-		}
-	}
+	keys, links := store.KeysAndLinks(entries)
 	k, _ := json.Marshal(keys)
 	l, _ := json.Marshal(links)
 	rows, err := tx.QueryContext(ctx, `SELECT id, key, link, title FROM entries WHERE feed_id = ?1

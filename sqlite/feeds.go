@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -22,16 +21,17 @@ const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag,
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanFeed(row scanner) (domain.Feed, error) {
+// scanFeed reads the feedColumns of a row, then any extra columns.
+func scanFeed(row scanner, extra ...any) (domain.Feed, error) {
 	var f domain.Feed
 	var lastPoll, lastSuccess, nextPoll, firstError, goneAt, deadAt, movedAt, originAt, ttl, gap, nextExtra, problemAt, problemSince, lastGet int64
 	var retry, a304, refHead, ignCond, noETag, noLM, noCond int
-	err := row.Scan(&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
+	dest := []any{&f.ID, &f.URL, &f.EffectiveURL, &f.PendingURL, &f.Title, &f.SiteURL, &f.ETag,
 		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
 		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired,
-		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet)
-	if err != nil {
+		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}
 	f.LastPoll, f.LastSuccess, f.NextPoll = fromUnix(lastPoll), fromUnix(lastSuccess), fromUnix(nextPoll)
@@ -83,13 +83,9 @@ func collectFeeds(rows *sql.Rows, what string) ([]domain.Feed, error) {
 	return feeds, rows.Err()
 }
 
-// Feed returns the record of one subscribed URL.
+// Feed returns the record of one subscribed URL (see store.FeedAt).
 func (s *Store) Feed(ctx context.Context, url string) (domain.Feed, error) {
-	f, err := scanFeed(s.db.QueryRowContext(ctx, "SELECT "+feedColumns+" FROM feeds WHERE url = ?", url))
-	if errors.Is(err, sql.ErrNoRows) {
-		return f, fmt.Errorf("%w: %s", store.ErrNoFeed, url)
-	}
-	return f, err
+	return store.FeedAt(ctx, s, url)
 }
 
 // SyncSubscriptions makes the subscriptions match the configuration:

@@ -30,6 +30,10 @@ type Store struct {
 	// modernc's SQLite otherwise parses a statement at every Exec, a
 	// tenth of a run's CPU when 2000 polls save their entries.
 	hot map[string]*sql.Stmt
+	// The Reader's listings of a digest, over digestListing, and lists
+	// of digests, over queryDigests.
+	store.DigestListings
+	store.DigestLists
 }
 
 var _ store.Store = (*Store)(nil)
@@ -61,7 +65,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// One connection: SQLite has one writer anyway, and a single
 	// connection makes every statement see the same transaction state.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, lock: lock, path: path}
+	s := newStore(db, path)
+	s.lock = lock
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
@@ -183,6 +188,14 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// newStore is the store over db, the state file at path.
+func newStore(db *sql.DB, path string) *Store {
+	s := &Store{db: db, path: path}
+	s.List = s.digestListing
+	s.DigestLists = store.DigestLists{Query: s.queryDigests, Where: digestsWhere, At: func(t time.Time) any { return unix(t) }}
+	return s
+}
+
 // inTx runs fn in one transaction, rolled back on error.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -220,5 +233,5 @@ func OpenReader(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("state %s: %w", path, &store.SchemaError{Have: version, Want: schemaVersion})
 	}
-	return &Store{db: db, path: path}, nil
+	return newStore(db, path), nil
 }

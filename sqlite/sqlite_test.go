@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -18,12 +20,7 @@ var ctx = context.Background()
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "state.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
+	return storetest.Open(t, Open, path), path
 }
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -33,16 +30,25 @@ var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) (store.Store, func(*testing.T) store.Store) {
 		path := filepath.Join(t.TempDir(), "state.db")
-		open := func(t *testing.T) store.Store {
-			s, err := Open(ctx, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}
+		open := func(t *testing.T) store.Store { return storetest.Open(t, Open, path) }
 		return open(t), open
 	})
+	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyFile})
+}
+
+// emptyFile makes a state file of the schema version, its tables not
+// made yet, for the migration tests (storetest.OldStates).
+func emptyFile(t *testing.T, version int) (exec func(string) error, open func() store.Store) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err == nil {
+		_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", version))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec = func(q string) error { _, err := db.Exec(q); return err }
+	return exec, func() store.Store { db.Close(); return storetest.Open(t, Open, path) }
 }
 
 func TestLockIsExclusive(t *testing.T) {
@@ -69,11 +75,7 @@ func TestReaderWorksDuringARun(t *testing.T) {
 	if err := s.SyncSubscriptions(ctx, map[string][]string{"ada": {"https://a.example/feed"}}, t0); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenReader(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := storetest.Open(t, OpenReader, path)
 	feeds, err := r.Feeds(ctx)
 	if err != nil || len(feeds) != 1 {
 		t.Fatalf("reader: %v %v", feeds, err)

@@ -90,3 +90,28 @@ func Exists(ctx context.Context, state string) bool {
 	}
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// OpenWith adapts a back end's own Open, which returns its type, to
+// Backend.Open: a failed open comes back as a nil Store, not as a nil
+// pointer inside the interface.
+func OpenWith[S Store](open func(context.Context, string) (S, error)) func(context.Context, string) (Store, error) {
+	return openAs[Store](open)
+}
+
+// ReadWith adapts a back end's own OpenReader to Backend.OpenReader, as
+// OpenWith does Open.
+func ReadWith[R Reader](open func(context.Context, string) (R, error)) func(context.Context, string) (Reader, error) {
+	return openAs[Reader](open)
+}
+
+// openAs is open giving an I (which S implements), nil on failure.
+func openAs[I, S any](open func(context.Context, string) (S, error)) func(context.Context, string) (I, error) {
+	return func(ctx context.Context, state string) (I, error) {
+		var none I
+		s, err := open(ctx, state)
+		if err != nil {
+			return none, err
+		}
+		return any(s).(I), nil
+	}
+}

@@ -39,3 +39,16 @@ func TestOpenChoosesTheBackendThatHandlesTheName(t *testing.T) {
 		t.Error("a state whose reader says fs.ErrNotExist exists")
 	}
 }
+
+// A back end's failed open is a nil Store, which callers can test.
+func TestOpenWithGivesNoTypedNil(t *testing.T) {
+	type failing struct{ Store }
+	open := OpenWith(func(context.Context, string) (*failing, error) { return nil, errors.New("refused") })
+	if s, err := open(context.Background(), "x"); s != nil || err == nil {
+		t.Errorf("a failed open gave %#v, %v", s, err)
+	}
+	read := ReadWith(func(context.Context, string) (*failing, error) { return nil, errors.New("refused") })
+	if r, err := read(context.Background(), "x"); r != nil || err == nil {
+		t.Errorf("a failed reader gave %#v, %v", r, err)
+	}
+}

@@ -88,6 +88,21 @@ func PlanSave(body []domain.Entry, stored []StoredEntry, now time.Time, withText
 	return entries, bare
 }
 
+// KeysAndLinks are what a back end looks the stored entries up by that
+// entries may be (see PlanSave): their keys, and their links (none for
+// an entry without one).
+func KeysAndLinks(entries []domain.Entry) (keys, links []string) {
+	keys = make([]string, 0, len(entries))
+	links = make([]string, 0, len(entries))
+	for _, e := range entries {
+		keys = append(keys, e.Key)
+		if e.Link != "" {
+			links = append(links, e.Link)
+		}
+	}
+	return keys, links
+}
+
 // sameLink says which stored entry e, whose key is new, is again: the one
 // entry stored with its link, if the body has no other entry with it
 // (bodyWithLink counts those that have it, e included).

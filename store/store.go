@@ -45,49 +45,6 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("schema version %d, this program reads %d", e.Have, e.Want)
 }
 
-// FirstDigestLimit is how many of a feed's newest entries a user's first
-// digest, or a feed newly added to a user, shows of the feed's backlog.
-const FirstDigestLimit = 5
-
-// Newcomer is an entry of a feed that a user's digests have not had yet,
-// offered by the digest that introduces the feed. News marks an entry
-// that appeared after the user subscribed: first seen after that, and
-// either after the feed was first read (so not in the window the feed
-// held when the state first read it) or dated after it. The rest is the
-// backlog, which nobody can tell old from new by.
-type Newcomer struct {
-	ID   int64
-	News bool
-}
-
-// Introduce splits the entries offered by a feed's introduction, newest
-// first, into those shown and those withheld for good: all the news, and
-// of the backlog the newest, up to FirstDigestLimit in all. A feed that
-// could not be read for a while after the user subscribed so loses
-// nothing it published since, and a feed added with a long window still
-// shows its five newest.
-func Introduce(offered []Newcomer) (shown, withheld []int64) {
-	news := 0
-	for _, n := range offered {
-		if n.News {
-			news++
-		}
-	}
-	room := max(0, FirstDigestLimit-news)
-	for _, n := range offered {
-		switch {
-		case n.News:
-			shown = append(shown, n.ID)
-		case room > 0:
-			shown = append(shown, n.ID)
-			room--
-		default:
-			withheld = append(withheld, n.ID)
-		}
-	}
-	return shown, withheld
-}
-
 // Reader reads the state. It is all that status and export need, and it
 // works while a run holds the state.
 type Reader interface {
@@ -154,6 +111,19 @@ type Reader interface {
 	// corrupt (ErrDamaged), saying what to do; other errors pass unchanged.
 	Damaged(err error) error
 	Close() error
+}
+
+// FeedAt is Reader.Feed over Reader.FeedsAt, for a back end: the record
+// of the feed at url, ErrNoFeed when there is none.
+func FeedAt(ctx context.Context, r Reader, url string) (domain.Feed, error) {
+	feeds, err := r.FeedsAt(ctx, []string{url})
+	if err != nil {
+		return domain.Feed{}, err
+	}
+	if len(feeds) == 0 {
+		return domain.Feed{}, fmt.Errorf("%w: %s", ErrNoFeed, url)
+	}
+	return feeds[0], nil
 }
 
 // Store reads and writes the state, for one run at a time.

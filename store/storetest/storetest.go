@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"testing"
@@ -1166,4 +1167,16 @@ func mustStale(t *testing.T, s store.Store, rules int, after int64) []domain.Ent
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Open opens the state named so with a back end's open (Open,
+// OpenReader), failing t if it cannot, and closes it when t ends.
+func Open[S io.Closer](t *testing.T, open func(context.Context, string) (S, error), state string) S {
+	t.Helper()
+	s, err := open(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -1,0 +1,324 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"feeddigest/domain"
+)
+
+// The rules of what a user's digest holds live here, once, over rows: a
+// back end reads and writes the rows (DigestTx), BuildDigest decides.
+// Every back end so builds the same digest, and the rules are tested
+// without a database (digest_test.go).
+
+// DigestTx is what building one digest reads and writes, inside one
+// transaction of a back end: rows in, rows out, no rules.
+type DigestTx interface {
+	// DigestExists says whether user has a digest for date already.
+	DigestExists(ctx context.Context, user, date string) (bool, error)
+	// LastBuilt is when user's newest digest was built; zero: none yet.
+	LastBuilt(ctx context.Context, user string) (time.Time, error)
+	// Subscribed lists user's subscriptions with their feeds' records,
+	// by feed URL.
+	Subscribed(ctx context.Context, user string) ([]Subscribed, error)
+	// Window lists, by feed ID, the entries of user's introduced feeds
+	// first seen from since to now, both included, that user was not
+	// given yet (in a digest, or withheld): newest first, by their date,
+	// else first-seen time, then ID. One question for all the feeds,
+	// not one a feed: a user follows hundreds.
+	Window(ctx context.Context, user string, since, now time.Time) (map[int64][]int64, error)
+	// Offered lists the entries of the feed first seen at or before now
+	// that user was not given yet, newest first as Window orders them,
+	// and when the feed's first entry stored was first seen (the feed
+	// first read).
+	Offered(ctx context.Context, user string, feedID int64, now time.Time) (offered []Offered, firstRead time.Time, err error)
+	// Introduced records that the feed was introduced to user at now,
+	// and withholds the entries withheld from user for good.
+	Introduced(ctx context.Context, user string, feedID int64, now time.Time, withheld []int64) error
+	// InsertDigest writes the digest built and which entries it has.
+	InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error
+}
+
+// Subscribed is a user's subscription as a digest reads it: the feed's
+// record, when the user subscribed and when a digest introduced the
+// feed to the user (zero: not yet), and whether the feed has entries
+// stored.
+type Subscribed struct {
+	Feed         domain.Feed
+	AddedAt      time.Time
+	IntroducedAt time.Time
+	HasEntries   bool
+}
+
+// Offered is an entry a feed's introduction offers the user: one the
+// user's digests have not had yet.
+type Offered struct {
+	ID                   int64
+	Published, FirstSeen time.Time // Published zero: undated
+}
+
+// BuildDigest builds the digest of user for date at now over the rows
+// of tx, and writes it (see Store.BuildDigest): the entries of the
+// user's feeds since the previous digest (Arrival), the notices of feeds
+// that changed for good (Notices) and the feeds that could not be read
+// (Problems) since then. ErrDigestExists when the user has a digest for
+// date.
+func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+	exists, err := tx.DigestExists(ctx, user, date)
+	if err != nil {
+		return domain.Digest{}, err
+	}
+	if exists {
+		return domain.Digest{}, fmt.Errorf("%w: %s %s", ErrDigestExists, user, date)
+	}
+	since, err := tx.LastBuilt(ctx, user)
+	if err != nil {
+		return domain.Digest{}, err
+	}
+	subs, err := tx.Subscribed(ctx, user)
+	if err != nil {
+		return domain.Digest{}, err
+	}
+	ids, err := digestEntries(ctx, tx, user, subs, since, now)
+	if err != nil {
+		return domain.Digest{}, err
+	}
+	d := domain.Digest{User: user, Date: date, Since: since, BuiltAt: now, SendWanted: sendWanted,
+		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids)}
+	if err := tx.InsertDigest(ctx, d, ids); err != nil {
+		return domain.Digest{}, err
+	}
+	return d, nil
+}
+
+// digestEntries chooses the entries of user's digest built at now, whose
+// previous digest was built at since (zero: none), feed by feed in the
+// order of their IDs, as each feed's Arrival says; it introduces the
+// feeds due to be.
+func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscribed, since, now time.Time) ([]int64, error) {
+	window, err := tx.Window(ctx, user, since, now)
+	if err != nil {
+		return nil, err
+	}
+	byFeed := slices.Clone(subs)
+	slices.SortFunc(byFeed, func(a, b Subscribed) int { return cmp.Compare(a.Feed.ID, b.Feed.ID) })
+	var ids []int64
+	for _, s := range byFeed {
+		switch s.Arrival() {
+		case ByWindow:
+			ids = append(ids, window[s.Feed.ID]...)
+		case ByIntroduction:
+			offered, firstRead, err := tx.Offered(ctx, user, s.Feed.ID, now)
+			if err != nil {
+				return nil, err
+			}
+			shown, withheld := Introduce(Newcomers(offered, s.AddedAt, firstRead))
+			if err := tx.Introduced(ctx, user, s.Feed.ID, now, withheld); err != nil {
+				return nil, err
+			}
+			ids = append(ids, shown...)
+		}
+	}
+	return ids, nil
+}
+
+// Arrival is how a feed's entries come into a user's next digest.
+type Arrival int
+
+const (
+	// Unread: the feed was never read. It stays unintroduced, so that its
+	// backlog, when it comes, is cut as any other's.
+	Unread Arrival = iota
+	// ByWindow: the feed was introduced by an earlier digest; it brings
+	// its entries first seen since the previous digest was built. Those
+	// at exactly that time count again: a poll in the same second as the
+	// last build, after it, must not fall between two digests (the last
+	// digest's own are not given twice).
+	ByWindow
+	// ByIntroduction: the feed was read and not introduced yet (the
+	// user's first digest, a feed newly added, or one that could not be
+	// read until now). It brings what Introduce picks of what it offers,
+	// and the rest of its backlog is withheld for good: it was first
+	// seen before this digest, so a window on first-seen time would
+	// offer it again next time.
+	ByIntroduction
+)
+
+// Arrival says how the subscription's entries come into the next digest.
+func (s Subscribed) Arrival() Arrival {
+	switch {
+	case !s.IntroducedAt.IsZero():
+		return ByWindow
+	case !s.Feed.LastSuccess.IsZero() || s.HasEntries:
+		return ByIntroduction
+	default:
+		return Unread
+	}
+}
+
+// Newcomers marks, of the entries a feed's introduction offers, the news
+// (see Newcomer): first seen after the user subscribed (at added), and
+// either first seen after the feed was first read, or dated between the
+// subscription and when it was first seen.
+func Newcomers(offered []Offered, added, firstRead time.Time) []Newcomer {
+	out := make([]Newcomer, len(offered))
+	for i, o := range offered {
+		datedSince := !o.Published.IsZero() && !o.Published.Before(added) && !o.Published.After(o.FirstSeen)
+		out[i] = Newcomer{ID: o.ID, News: o.FirstSeen.After(added) && (o.FirstSeen.After(firstRead) || datedSince)}
+	}
+	return out
+}
+
+// FirstDigestLimit is how many of a feed's newest entries a user's first
+// digest, or a feed newly added to a user, shows of the feed's backlog.
+const FirstDigestLimit = 5
+
+// Newcomer is an entry of a feed that a user's digests have not had yet,
+// offered by the digest that introduces the feed. News marks an entry
+// that appeared after the user subscribed: first seen after that, and
+// either after the feed was first read (so not in the window the feed
+// held when the state first read it) or dated after it. The rest is the
+// backlog, which nobody can tell old from new by.
+type Newcomer struct {
+	ID   int64
+	News bool
+}
+
+// Introduce splits the entries offered by a feed's introduction, newest
+// first, into those shown and those withheld for good: all the news, and
+// of the backlog the newest, up to FirstDigestLimit in all. A feed that
+// could not be read for a while after the user subscribed so loses
+// nothing it published since, and a feed added with a long window still
+// shows its five newest.
+func Introduce(offered []Newcomer) (shown, withheld []int64) {
+	news := 0
+	for _, n := range offered {
+		if n.News {
+			news++
+		}
+	}
+	room := max(0, FirstDigestLimit-news)
+	for _, n := range offered {
+		switch {
+		case n.News:
+			shown = append(shown, n.ID)
+		case room > 0:
+			shown = append(shown, n.ID)
+			room--
+		default:
+			withheld = append(withheld, n.ID)
+		}
+	}
+	return shown, withheld
+}
+
+// Notices are the notices of a digest built at now whose previous one
+// was built at since (zero: none): the feeds gone or dead, moved, or
+// flagged for a move to another site in (since, now], in the order of
+// subs. A feed gone is not told dead too.
+func Notices(subs []Subscribed, since, now time.Time) []domain.Notice {
+	in := between(since, now)
+	out := []domain.Notice{}
+	for _, s := range subs {
+		f := s.Feed
+		switch {
+		case in(f.GoneAt):
+			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeGone})
+		case in(f.DeadAt):
+			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeDead, Detail: "last error: " + f.LastError})
+		}
+		if in(f.MovedAt) {
+			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeMoved, NewURL: f.EffectiveURL})
+		}
+		if in(f.OriginFlagAt) && f.PendingURL != "" {
+			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeOrigin, NewURL: f.PendingURL})
+		}
+	}
+	return out
+}
+
+// Problems are the feeds of subs that could not be read since the
+// previous digest (built at since; zero: none) up to now, in the order
+// of subs: gone or dead in (since, now]; else failing now (in the
+// penalty box or waiting for a retry); else failed in (since, now] and
+// read again since (recovered). A feed gone or dead before is not polled,
+// and not told of again (status shows it for as long as it is
+// subscribed).
+func Problems(subs []Subscribed, since, now time.Time) []domain.Problem {
+	in := between(since, now)
+	out := []domain.Problem{}
+	for _, s := range subs {
+		f := s.Feed
+		p := domain.Problem{FeedURL: f.URL, Reason: f.Problem, Since: problemSince(f)}
+		switch {
+		case !f.GoneAt.IsZero() || !f.DeadAt.IsZero():
+			if !in(f.GoneAt) && !in(f.DeadAt) {
+				continue
+			}
+			p.State = domain.ProblemDead
+			if !f.GoneAt.IsZero() {
+				p.State = domain.ProblemGone
+			}
+		case f.ErrorCount > 0:
+			p.State = domain.ProblemFailing
+		case in(f.ProblemAt):
+			p.State, p.Until = domain.ProblemRecovered, f.LastSuccess
+		default:
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// problemSince is since when a feed could not be read: the start of its
+// problem, else the first error of the run, else (a 410 at once) when it
+// went, else when the problem was seen.
+func problemSince(f domain.Feed) time.Time {
+	for _, t := range []time.Time{f.ProblemSince, f.FirstError, f.GoneAt, f.DeadAt, f.ProblemAt} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// DigestHeld is what a back end counts of a digest's entries for
+// Reader.DigestIntact: how many it had when built (-1: there is no such
+// digest), how many of them are still stored, and how many of those are
+// stored without their texts (not counting those stored so from the
+// start, which no digest shows the texts of).
+type DigestHeld struct{ Built, Stored, Bare int }
+
+// Intact says whether the digest's page, written again, would show what
+// it showed: every entry still stored, each with its texts.
+func (h DigestHeld) Intact() bool { return h.Built >= 0 && h.Stored == h.Built && h.Bare == 0 }
+
+// between says whether a time is in (since, now]; the zero time never is.
+func between(since, now time.Time) func(time.Time) bool {
+	return func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
+}
+
+// EncodeNotes is the stored form of a digest's notices and problems, as
+// both back ends keep them (and migrate copies them): JSON arrays.
+func EncodeNotes(d domain.Digest) (notices, problems string) {
+	n, _ := json.Marshal(d.Notices)
+	p, _ := json.Marshal(d.Problems)
+	return string(n), string(p)
+}
+
+// DecodeNotes reads into d the notices and problems EncodeNotes wrote.
+func DecodeNotes(d *domain.Digest, notices, problems []byte) error {
+	if err := json.Unmarshal(notices, &d.Notices); err != nil {
+		return fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal(problems, &d.Problems); err != nil {
+		return fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
+	}
+	return nil
+}
