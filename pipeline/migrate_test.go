@@ -125,7 +125,7 @@ func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
 	// "Could not read".
 	pub.Respond("/b", feedtest.Response{Status: 200, Header: http.Header{"Content-Type": {"application/rss+xml"}}, Body: bFrench})
 	pub.Respond("/gone", feedtest.Response{Status: 500})
-	cfg := testConfig(t, fmt.Sprintf(`
+	cfg := testConfig(t, onSQLite, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"

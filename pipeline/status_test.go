@@ -39,68 +39,72 @@ func siteHash(t *testing.T, dir string) string {
 }
 
 func TestIdlePassLeavesTheSiteAsItWas(t *testing.T) {
-	pub := feedtest.Start(t)
-	pub.Add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
-	cfg := testConfig(t, oneUser(t, pub.URL+"/feed"), "")
-	runAt(t, cfg, "2026-11-21T00:05:00Z")
-	before := siteHash(t, cfg.SiteDir)
-	if sum := runAt(t, cfg, "2026-11-21T01:05:00Z"); sum.FeedsPolled != 0 || sum.DigestsBuilt != 0 {
-		t.Fatalf("the second pass was not idle: %+v", sum)
-	}
-	if after := siteHash(t, cfg.SiteDir); after != before {
-		t.Errorf("a pass that polled nothing and built nothing changed the site:\n%s", readFile(t, filepath.Join(cfg.SiteDir, "status.html")))
-	}
-	if status := readFile(t, filepath.Join(cfg.SiteDir, "status.html")); !strings.Contains(status, "2026-11-21 00:05 UTC") {
-		t.Errorf("status.html is not as of the last poll:\n%s", status)
-	}
-	pub.Add("/feed", entry("a-2", "2026-11-21T10:00:00Z"))
-	runAt(t, cfg, "2026-11-22T00:05:00Z")
-	if siteHash(t, cfg.SiteDir) == before {
-		t.Error("a pass that built a digest left the site as it was")
-	}
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		pub.Add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
+		cfg := testConfig(t, state, oneUser(t, pub.URL+"/feed"), "")
+		runAt(t, cfg, "2026-11-21T00:05:00Z")
+		before := siteHash(t, cfg.SiteDir)
+		if sum := runAt(t, cfg, "2026-11-21T01:05:00Z"); sum.FeedsPolled != 0 || sum.DigestsBuilt != 0 {
+			t.Fatalf("the second pass was not idle: %+v", sum)
+		}
+		if after := siteHash(t, cfg.SiteDir); after != before {
+			t.Errorf("a pass that polled nothing and built nothing changed the site:\n%s", readFile(t, filepath.Join(cfg.SiteDir, "status.html")))
+		}
+		if status := readFile(t, filepath.Join(cfg.SiteDir, "status.html")); !strings.Contains(status, "2026-11-21 00:05 UTC") {
+			t.Errorf("status.html is not as of the last poll:\n%s", status)
+		}
+		pub.Add("/feed", entry("a-2", "2026-11-21T10:00:00Z"))
+		runAt(t, cfg, "2026-11-22T00:05:00Z")
+		if siteHash(t, cfg.SiteDir) == before {
+			t.Error("a pass that built a digest left the site as it was")
+		}
+	})
 }
 
 func TestStatusTableSaysDueAndCounts(t *testing.T) {
-	now := at("2026-11-22T12:00:00Z")
-	rows := []render.FeedStatus{
-		{URL: "https://a.example/past", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"), ErrorCount: 1, LastError: "HTTP 503"},
-		{URL: "https://a.example/now", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: now},
-		{URL: "https://a.example/later", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T13:00:00Z")},
-		{URL: "https://a.example/gone", State: "gone", NextPoll: at("2026-11-22T11:00:00Z")},
-	}
-	var buf bytes.Buffer
-	if err := WriteStatusTable(&buf, rows, now); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	line := func(url string) string {
-		for l := range strings.Lines(out) {
-			if strings.HasPrefix(l, url+" ") {
-				return l
+	forEachState(t, func(t *testing.T, state backend) {
+		now := at("2026-11-22T12:00:00Z")
+		rows := []render.FeedStatus{
+			{URL: "https://a.example/past", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"), ErrorCount: 1, LastError: "HTTP 503"},
+			{URL: "https://a.example/now", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: now},
+			{URL: "https://a.example/later", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T13:00:00Z")},
+			{URL: "https://a.example/gone", State: "gone", NextPoll: at("2026-11-22T11:00:00Z")},
+		}
+		var buf bytes.Buffer
+		if err := WriteStatusTable(&buf, rows, now); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		line := func(url string) string {
+			for l := range strings.Lines(out) {
+				if strings.HasPrefix(l, url+" ") {
+					return l
+				}
+			}
+			t.Fatalf("no line for %s in\n%s", url, out)
+			return ""
+		}
+		for url, want := range map[string]string{
+			"https://a.example/past": " due ", "https://a.example/now": " due ",
+			"https://a.example/later": " 2026-11-22 13:00Z ", "https://a.example/gone": " never ",
+		} {
+			if l := line(url); !strings.Contains(l, want) {
+				t.Errorf("%s: want %q in %q", url, want, l)
 			}
 		}
-		t.Fatalf("no line for %s in\n%s", url, out)
-		return ""
-	}
-	for url, want := range map[string]string{
-		"https://a.example/past": " due ", "https://a.example/now": " due ",
-		"https://a.example/later": " 2026-11-22 13:00Z ", "https://a.example/gone": " never ",
-	} {
-		if l := line(url); !strings.Contains(l, want) {
-			t.Errorf("%s: want %q in %q", url, want, l)
+		if strings.Contains(out, "2026-11-22 11:00Z") || strings.Contains(out, "2026-11-22 12:00Z") {
+			t.Errorf("a next poll in the past is shown as a date:\n%s", out)
 		}
-	}
-	if strings.Contains(out, "2026-11-22 11:00Z") || strings.Contains(out, "2026-11-22 12:00Z") {
-		t.Errorf("a next poll in the past is shown as a date:\n%s", out)
-	}
-	if !strings.Contains(out, "4 feeds: 1 failing, 1 gone, 2 ok.") {
-		t.Errorf("no summary line:\n%s", out)
-	}
-	buf.Reset()
-	WriteStatusTable(&buf, rows[:1], now)
-	if !strings.Contains(buf.String(), "1 feed: 1 failing.") {
-		t.Errorf("one feed is not counted as one:\n%s", buf.String())
-	}
+		if !strings.Contains(out, "4 feeds: 1 failing, 1 gone, 2 ok.") {
+			t.Errorf("no summary line:\n%s", out)
+		}
+		buf.Reset()
+		WriteStatusTable(&buf, rows[:1], now)
+		if !strings.Contains(buf.String(), "1 feed: 1 failing.") {
+			t.Errorf("one feed is not counted as one:\n%s", buf.String())
+		}
+	})
 }
 
 func TestStatusMarkdownIsATable(t *testing.T) {

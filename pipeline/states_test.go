@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"os"
+	"testing"
+
+	"feeddigest/internal/pgtest"
+	"feeddigest/postgres"
+	"feeddigest/sqlite"
+	"feeddigest/store"
+)
+
+// TestMain registers the state back ends, as the program's main does.
+func TestMain(m *testing.M) {
+	store.Register(postgres.Backend)
+	store.Register(sqlite.Backend)
+	os.Exit(pgtest.Main(m))
+}
+
+// A backend is a kind of state: testConfig asks it for a fresh one.
+type backend struct {
+	name     string
+	newState func(t *testing.T) string // a state setting no other config has
+}
+
+var (
+	// onSQLite is a file beside the config. A test about the SQLite state
+	// alone (its lock, its file's size) passes it to testConfig itself;
+	// every other pass test gets it, and onPostgres, from forEachState.
+	onSQLite = backend{"sqlite", func(*testing.T) string { return "state.db" }}
+	// onPostgres is a database of its own on the package's cluster.
+	onPostgres = backend{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }}
+)
+
+// forEachState runs test once on each state back end, as subtests named
+// for them: a pass behaves the same on SQLite and on PostgreSQL. The
+// test runs in parallel with the other tests that call forEachState
+// (each has its own servers, folders and states), so it must change no
+// variable of the package; one that does uses forEachStateInTurn.
+func forEachState(t *testing.T, test func(t *testing.T, state backend)) {
+	t.Parallel()
+	for _, b := range []backend{onSQLite, onPostgres} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b)
+		})
+	}
+}
+
+// forEachStateInTurn is forEachState for a test that changes a variable
+// of the package: it runs on each state in turn, beside no other test.
+func forEachStateInTurn(t *testing.T, test func(t *testing.T, state backend)) {
+	for _, b := range []backend{onSQLite, onPostgres} {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+// longOnPostgres skips, under -short, a test of hundreds of passes on
+// PostgreSQL, where a pass costs several times what it does on SQLite:
+// the quick loop runs it on SQLite, the full run on both.
+func longOnPostgres(t *testing.T, state backend) {
+	t.Helper()
+	if testing.Short() && state.name == onPostgres.name {
+		t.Skip("hundreds of passes on PostgreSQL: runs without -short")
+	}
+}
