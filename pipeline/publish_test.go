@@ -39,6 +39,7 @@ func sitePages(t *testing.T, dir string) map[string]string {
 // else: the same pages, byte for byte, that the runs wrote.
 func TestPublishWritesTheSiteTheRunsWrote(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
 		pub := feedtest.Start(t)
 		pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 		pub.Add("/b", entry("b-1", "2026-11-20T11:00:00Z"))

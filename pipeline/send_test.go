@@ -207,6 +207,7 @@ func TestRetriedSendKeepsMessageID(t *testing.T) {
 // doubles: an hour, two, four, eight; then the digest goes, once.
 func TestPassingSendFailuresBackOff(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
 		pub := feedtest.Start(t)
 		pub.Add("/a", entry("a-1", "2026-11-21T10:00:00Z"))
 		sink := smtptest.Start(t)
