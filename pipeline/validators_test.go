@@ -199,6 +199,7 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel() // a server and a state of its own
 				pub := tt.pub
 				pub.served = map[int][]string{}
 				for i := range 3 {
