@@ -10,23 +10,25 @@ import (
 // TestPrivateAddressErrorSaysWhatToSet: fetch refuses a private address
 // without naming the setting; the status page and the summary name it.
 func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
-	pub := feedtest.Start(t)
-	pub.Add("/a", feedtest.Entry{ID: "a-1", Title: "One", Published: at("2026-11-21T10:00:00Z")})
-	cfg := testConfig(t, oneUser(t, pub.URL+"/a"), "")
-	cfg.Fetch.AllowPrivateNetworks = false
-	sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
-	const advice = "(set [fetch] allow_private_networks = true to allow)"
-	if len(sum.FeedErrors) != 1 || !strings.HasSuffix(sum.FeedErrors[0], advice) {
-		t.Errorf("summary: %q", sum.FeedErrors)
-	}
-	rows, err := Status(t.Context(), cfg, at("2026-11-22T00:10:00Z"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 1 || !strings.Contains(rows[0].LastError, "refusing to connect to a private") || !strings.HasSuffix(rows[0].LastError, advice) {
-		t.Errorf("status: %+v", rows)
-	}
-	if len(pub.Requests()) != 0 {
-		t.Errorf("requests: %q", pub.Requests())
-	}
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		pub.Add("/a", feedtest.Entry{ID: "a-1", Title: "One", Published: at("2026-11-21T10:00:00Z")})
+		cfg := testConfig(t, state, oneUser(t, pub.URL+"/a"), "")
+		cfg.Fetch.AllowPrivateNetworks = false
+		sum := runAt(t, cfg, "2026-11-22T00:05:00Z")
+		const advice = "(set [fetch] allow_private_networks = true to allow)"
+		if len(sum.FeedErrors) != 1 || !strings.HasSuffix(sum.FeedErrors[0], advice) {
+			t.Errorf("summary: %q", sum.FeedErrors)
+		}
+		rows, err := Status(t.Context(), cfg, at("2026-11-22T00:10:00Z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || !strings.Contains(rows[0].LastError, "refusing to connect to a private") || !strings.HasSuffix(rows[0].LastError, advice) {
+			t.Errorf("status: %+v", rows)
+		}
+		if len(pub.Requests()) != 0 {
+			t.Errorf("requests: %q", pub.Requests())
+		}
+	})
 }

@@ -69,7 +69,7 @@ func TestDigestIsWrittenWhileAnotherUsersFeedIsPolled(t *testing.T) {
 	release := make(chan struct{})
 	var returned atomic.Bool
 	pub.Handle("/slow", slowRSS(release, &returned))
-	cfg := testConfig(t, fmt.Sprintf(`
+	cfg := testConfig(t, onSQLite, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "UTC"

@@ -24,11 +24,12 @@ func oneUser(t *testing.T, urls ...string) string {
 	return fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%s]\n", strings.Join(quoted, ", "))
 }
 
-// testConfig writes a config with the given users block into a temp folder.
-func testConfig(t *testing.T, users string, extra string) *config.Config {
+// testConfig writes a config with a fresh state of the given kind (see
+// forEachState) and the given users block into a temp folder.
+func testConfig(t *testing.T, state backend, users, extra string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
-	text := `state = "` + testState(t) + `"
+	text := `state = "` + state.newState(t) + `"
 site_dir = "site"
 ` + extra + `
 [fetch]

@@ -86,96 +86,102 @@ func listedLinks(t *testing.T, cfg *config.Config, user string) map[string]int {
 // build (a build id in it); links, titles and texts stay. Over a week of
 // hourly runs each post reaches the digests once.
 func TestRebuiltSiteDeliversEachPostOnce(t *testing.T) {
-	pub := &publisher{}
-	srv := httptest.NewServer(pub)
-	defer srv.Close()
-	cfg := testConfig(t, oneUser(t, srv.URL+"/feed.xml"), "")
-	start := at("2026-11-02T09:30:00Z")
-	var posts []time.Time
-	for i := range 3 {
-		posts = append(posts, start.Add(-time.Duration(3-i)*time.Hour))
-	}
-	rebuild := func(now time.Time) {
-		build := now.Unix() / (12 * 3600)
-		var items strings.Builder
-		for i := len(posts) - 1; i >= 0; i-- {
+	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
+		pub := &publisher{}
+		srv := httptest.NewServer(pub)
+		defer srv.Close()
+		cfg := testConfig(t, state, oneUser(t, srv.URL+"/feed.xml"), "")
+		start := at("2026-11-02T09:30:00Z")
+		var posts []time.Time
+		for i := range 3 {
+			posts = append(posts, start.Add(-time.Duration(3-i)*time.Hour))
+		}
+		rebuild := func(now time.Time) {
+			build := now.Unix() / (12 * 3600)
+			var items strings.Builder
+			for i := len(posts) - 1; i >= 0; i-- {
+				link := fmt.Sprintf("https://site.example/post-%d", i)
+				items.WriteString(item(fmt.Sprintf("build-%d/post-%d", build, i), link, fmt.Sprintf("Post %d", i), "Text of the post.", posts[i]))
+			}
+			pub.set(items.String())
+		}
+		end := start.Add(7 * 24 * time.Hour)
+		for now := start; now.Before(end); now = now.Add(time.Hour) {
+			if now.Hour() == 15 {
+				posts = append(posts, now) // a post a day
+			}
+			rebuild(now)
+			runAt(t, cfg, now.Format(time.RFC3339))
+		}
+		got := listedLinks(t, cfg, "ada")
+		for i := range posts {
 			link := fmt.Sprintf("https://site.example/post-%d", i)
-			items.WriteString(item(fmt.Sprintf("build-%d/post-%d", build, i), link, fmt.Sprintf("Post %d", i), "Text of the post.", posts[i]))
+			if got[link] != 1 {
+				t.Errorf("%s is in %d digests, want 1", link, got[link])
+			}
 		}
-		pub.set(items.String())
-	}
-	end := start.Add(7 * 24 * time.Hour)
-	for now := start; now.Before(end); now = now.Add(time.Hour) {
-		if now.Hour() == 15 {
-			posts = append(posts, now) // a post a day
-		}
-		rebuild(now)
-		runAt(t, cfg, now.Format(time.RFC3339))
-	}
-	got := listedLinks(t, cfg, "ada")
-	for i := range posts {
-		link := fmt.Sprintf("https://site.example/post-%d", i)
-		if got[link] != 1 {
-			t.Errorf("%s is in %d digests, want 1", link, got[link])
-		}
-	}
+	})
 }
 
 // One feed written four ways in one user's list, and a fifth in
 // another's, is one feed: one request a poll, each post once in each
 // user's digests, over a week of hourly runs.
 func TestOneFeedWrittenSeveralWaysIsPolledAndShownOnce(t *testing.T) {
-	pub := &publisher{}
-	srv := httptest.NewServer(pub)
-	defer srv.Close()
-	base := strings.TrimPrefix(srv.URL, "http://")
-	users := fmt.Sprintf(`[[users]]
-name = "ada"
-timezone = "Europe/London"
-feeds = ["HTTP://%[1]s/x", "http://%[1]s/./x", "http://%[1]s/x#top", "http://%[1]s/x"]
-[[users]]
-name = "bob"
-timezone = "Asia/Tokyo"
-feeds = ["http://%[1]s/a/../x"]
-`, base)
-	cfg := testConfig(t, users, "")
-	if len(cfg.Warnings) != 3 {
-		t.Errorf("warnings %q, want one for each repeat", cfg.Warnings)
-	}
-	start := at("2026-11-02T09:30:00Z")
-	var items []string
-	var postedAt []time.Time
-	end := start.Add(7 * 24 * time.Hour)
-	polls := 0
-	for now := start; now.Before(end); now = now.Add(time.Hour) {
-		if now.Hour()%8 == 3 {
-			i := len(items)
-			items = append([]string{item(fmt.Sprintf("p%d", i), fmt.Sprintf("https://site.example/post-%d", i), fmt.Sprintf("Post %d", i), "Text.", now)}, items...)
-			pub.set(strings.Join(items, ""))
-			postedAt = append(postedAt, now)
+	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
+		pub := &publisher{}
+		srv := httptest.NewServer(pub)
+		defer srv.Close()
+		base := strings.TrimPrefix(srv.URL, "http://")
+		users := fmt.Sprintf(`[[users]]
+	name = "ada"
+	timezone = "Europe/London"
+	feeds = ["HTTP://%[1]s/x", "http://%[1]s/./x", "http://%[1]s/x#top", "http://%[1]s/x"]
+	[[users]]
+	name = "bob"
+	timezone = "Asia/Tokyo"
+	feeds = ["http://%[1]s/a/../x"]
+	`, base)
+		cfg := testConfig(t, state, users, "")
+		if len(cfg.Warnings) != 3 {
+			t.Errorf("warnings %q, want one for each repeat", cfg.Warnings)
 		}
-		runAt(t, cfg, now.Format(time.RFC3339))
-		switch n := pub.count(); {
-		case n > 1:
-			t.Errorf("run at %s: %d requests to the one feed", now.Format(time.RFC3339), n)
-		case n == 1:
-			polls++
-		}
-	}
-	if polls < 14 {
-		t.Errorf("%d polls in a week", polls)
-	}
-	for _, user := range []string{"ada", "bob"} {
-		got := listedLinks(t, cfg, user)
-		for i, posted := range postedAt {
-			if posted.After(end.Add(-25 * time.Hour)) {
-				continue // no digest since
+		start := at("2026-11-02T09:30:00Z")
+		var items []string
+		var postedAt []time.Time
+		end := start.Add(7 * 24 * time.Hour)
+		polls := 0
+		for now := start; now.Before(end); now = now.Add(time.Hour) {
+			if now.Hour()%8 == 3 {
+				i := len(items)
+				items = append([]string{item(fmt.Sprintf("p%d", i), fmt.Sprintf("https://site.example/post-%d", i), fmt.Sprintf("Post %d", i), "Text.", now)}, items...)
+				pub.set(strings.Join(items, ""))
+				postedAt = append(postedAt, now)
 			}
-			if link := fmt.Sprintf("https://site.example/post-%d", i); got[link] != 1 {
-				t.Errorf("%s: %s is in %d digests, want 1", user, link, got[link])
+			runAt(t, cfg, now.Format(time.RFC3339))
+			switch n := pub.count(); {
+			case n > 1:
+				t.Errorf("run at %s: %d requests to the one feed", now.Format(time.RFC3339), n)
+			case n == 1:
+				polls++
 			}
 		}
-	}
+		if polls < 14 {
+			t.Errorf("%d polls in a week", polls)
+		}
+		for _, user := range []string{"ada", "bob"} {
+			got := listedLinks(t, cfg, user)
+			for i, posted := range postedAt {
+				if posted.After(end.Add(-25 * time.Hour)) {
+					continue // no digest since
+				}
+				if link := fmt.Sprintf("https://site.example/post-%d", i); got[link] != 1 {
+					t.Errorf("%s: %s is in %d digests, want 1", user, link, got[link])
+				}
+			}
+		}
+	})
 }
 
 // words makes n bytes or so of text from a small vocabulary, as prose
@@ -217,7 +223,7 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 	pub := &publisher{}
 	srv := httptest.NewServer(pub)
 	defer srv.Close()
-	cfg := testConfig(t, oneUser(t, srv.URL+"/busy"), "")
+	cfg := testConfig(t, onSQLite, oneUser(t, srv.URL+"/busy"), "")
 	start := at("2026-11-02T09:30:00Z")
 	end := start.Add(time.Duration(days) * 24 * time.Hour)
 	next := 0

@@ -112,6 +112,9 @@ const bFrench = `<?xml version="1.0"?><rss version="2.0"><channel><title>B</titl
 // does: the digests built after the move, and their pages, are those
 // built without it; the digests from before are all there.
 func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eighty hours of passes on both states")
+	}
 	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
 	db := pgtest.NewDatabase(t)
 	pub := feedtest.Start(t)
@@ -125,7 +128,7 @@ func TestMigratedStateGoesOnAsTheOriginal(t *testing.T) {
 	// "Could not read".
 	pub.Respond("/b", feedtest.Response{Status: 200, Header: http.Header{"Content-Type": {"application/rss+xml"}}, Body: bFrench})
 	pub.Respond("/gone", feedtest.Response{Status: 500})
-	cfg := testConfig(t, fmt.Sprintf(`
+	cfg := testConfig(t, onSQLite, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"

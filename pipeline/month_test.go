@@ -34,7 +34,7 @@ func TestThirtyDaysOfHourlyRuns(t *testing.T) {
 			kenji = append(kenji, url(i))
 		}
 	}
-	cfg := testConfig(t, fmt.Sprintf(`
+	cfg := testConfig(t, onSQLite, fmt.Sprintf(`
 [[users]]
 name = "ada"
 timezone = "Europe/London"

@@ -38,52 +38,55 @@ func sitePages(t *testing.T, dir string) map[string]string {
 // publish writes the whole site from the state into dir, and nothing
 // else: the same pages, byte for byte, that the runs wrote.
 func TestPublishWritesTheSiteTheRunsWrote(t *testing.T) {
-	pub := feedtest.Start(t)
-	pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
-	pub.Add("/b", entry("b-1", "2026-11-20T11:00:00Z"))
-	cfg := testConfig(t, fmt.Sprintf(`
-[[users]]
-name = "ada"
-timezone = "Europe/London"
-email = "ada@example.org"
-feeds = ["%[1]s", "%[2]s"]
-[[users]]
-name = "kenji"
-timezone = "Asia/Tokyo"
-feeds = ["%[2]s"]
-`, pub.URL+"/a", pub.URL+"/b"), "")
-	start := at("2026-11-21T00:05:00Z")
-	for h := range 50 {
-		if h%7 == 0 {
-			pub.Add("/a", entry(fmt.Sprintf("a-%d", h+2), start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339)))
+	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
+		pub := feedtest.Start(t)
+		pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+		pub.Add("/b", entry("b-1", "2026-11-20T11:00:00Z"))
+		cfg := testConfig(t, state, fmt.Sprintf(`
+	[[users]]
+	name = "ada"
+	timezone = "Europe/London"
+	email = "ada@example.org"
+	feeds = ["%[1]s", "%[2]s"]
+	[[users]]
+	name = "kenji"
+	timezone = "Asia/Tokyo"
+	feeds = ["%[2]s"]
+	`, pub.URL+"/a", pub.URL+"/b"), "")
+		start := at("2026-11-21T00:05:00Z")
+		for h := range 50 {
+			if h%7 == 0 {
+				pub.Add("/a", entry(fmt.Sprintf("a-%d", h+2), start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339)))
+			}
+			runAt(t, cfg, start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339))
 		}
-		runAt(t, cfg, start.Add(time.Duration(h)*time.Hour).Format(time.RFC3339))
-	}
-	dir := filepath.Join(t.TempDir(), "public")
-	out, err := Publish(context.Background(), cfg, dir, start.Add(50*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, got := sitePages(t, cfg.SiteDir), sitePages(t, dir)
-	if out.Users != 2 || out.Pages != len(want)-3 || len(got) != len(want) {
-		t.Errorf("published %+v: %d pages, the runs wrote %d (%v)", out, len(got), len(want), sortedKeys(want))
-	}
-	for path, page := range want {
-		if got[path] != page {
-			t.Errorf("published %s differs from the run's", path)
+		dir := filepath.Join(t.TempDir(), "public")
+		out, err := Publish(context.Background(), cfg, dir, start.Add(50*time.Hour))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, user := range []string{"ada", "kenji"} {
-		if _, err := os.Stat(filepath.Join(dir, user, "feed.xml")); err != nil {
-			t.Errorf("no Atom feed for %s: %v", user, err)
+		want, got := sitePages(t, cfg.SiteDir), sitePages(t, dir)
+		if out.Users != 2 || out.Pages != len(want)-3 || len(got) != len(want) {
+			t.Errorf("published %+v: %d pages, the runs wrote %d (%v)", out, len(got), len(want), sortedKeys(want))
 		}
-	}
-	if entries, _ := os.ReadDir(cfg.Email.Outbox); len(entries) == 0 {
-		t.Fatal("the runs wrote no outbox: the test proves nothing about publish leaving it alone")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "outbox")); !os.IsNotExist(err) {
-		t.Errorf("publish wrote an outbox")
-	}
+		for path, page := range want {
+			if got[path] != page {
+				t.Errorf("published %s differs from the run's", path)
+			}
+		}
+		for _, user := range []string{"ada", "kenji"} {
+			if _, err := os.Stat(filepath.Join(dir, user, "feed.xml")); err != nil {
+				t.Errorf("no Atom feed for %s: %v", user, err)
+			}
+		}
+		if entries, _ := os.ReadDir(cfg.Email.Outbox); len(entries) == 0 {
+			t.Fatal("the runs wrote no outbox: the test proves nothing about publish leaving it alone")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "outbox")); !os.IsNotExist(err) {
+			t.Errorf("publish wrote an outbox")
+		}
+	})
 }
 
 func sortedKeys(m map[string]string) []string {

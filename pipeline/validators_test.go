@@ -125,131 +125,135 @@ func dayTime(d int) time.Time { return at("2026-11-02T00:05:00Z").AddDate(0, 0, 
 // requests DESIGN allows for that server, no more; status says what was
 // learned of the server.
 func TestServerHabitsOverTwoWeeks(t *testing.T) {
-	const days = 14
-	newOn := map[int]bool{1: true, 2: true, 3: true, 5: true, 12: true, 13: true}
-	// (a) and (b): the conditional GET is the poll until a poll shows the
-	// stored body again with the trusted validator unchanged (day 4); then
-	// a HEAD first, by the trusted validator only; a GET follows it when
-	// that validator changed, and a GET alone comes 7 days after the last
-	// GET (day 12) whatever the HEADs say.
-	headFirst := []string{"GET", "GET", "GET", "GET", "GET", "HEAD,GET", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "GET", "HEAD,GET"}
-	gets := func(first ...string) []string {
-		out := append([]string(nil), first...)
-		for len(out) < days {
-			out = append(out, "GET")
+	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
+		const days = 14
+		newOn := map[int]bool{1: true, 2: true, 3: true, 5: true, 12: true, 13: true}
+		// (a) and (b): the conditional GET is the poll until a poll shows the
+		// stored body again with the trusted validator unchanged (day 4); then
+		// a HEAD first, by the trusted validator only; a GET follows it when
+		// that validator changed, and a GET alone comes 7 days after the last
+		// GET (day 12) whatever the HEADs say.
+		headFirst := []string{"GET", "GET", "GET", "GET", "GET", "HEAD,GET", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "HEAD", "GET", "HEAD,GET"}
+		gets := func(first ...string) []string {
+			out := append([]string(nil), first...)
+			for len(out) < days {
+				out = append(out, "GET")
+			}
+			return out
 		}
-		return out
-	}
-	tests := []struct {
-		name   string
-		pub    *habitServer
-		want   []string // each day's methods
-		server string   // what status says of the server
-		check  func(t *testing.T, day int, sent []string)
-	}{
-		{"(a) a fixed Last-Modified and a changing ETag, conditional requests ignored",
-			&habitServer{etag: etagOfBody, lastModified: fixedLM}, headFirst,
-			"ignores conditional requests; trusts ETag (its Last-Modified stayed the same while the feed changed); HEAD first, a GET at least weekly",
-			func(t *testing.T, day int, sent []string) {
-				if day > 1 && strings.Contains(strings.Join(sent, ","), "IMS=\"Sun") {
-					t.Errorf("day %d: the distrusted Last-Modified was sent: %s", day, sent)
+		tests := []struct {
+			name   string
+			pub    *habitServer
+			want   []string // each day's methods
+			server string   // what status says of the server
+			check  func(t *testing.T, day int, sent []string)
+		}{
+			{"(a) a fixed Last-Modified and a changing ETag, conditional requests ignored",
+				&habitServer{etag: etagOfBody, lastModified: fixedLM}, headFirst,
+				"ignores conditional requests; trusts ETag (its Last-Modified stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				func(t *testing.T, day int, sent []string) {
+					if day > 1 && strings.Contains(strings.Join(sent, ","), "IMS=\"Sun") {
+						t.Errorf("day %d: the distrusted Last-Modified was sent: %s", day, sent)
+					}
+				}},
+			{"(b) a static ETag and a changing Last-Modified, conditional requests ignored",
+				&habitServer{etag: fixedETag, lastModified: lmOfChange}, headFirst,
+				"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				func(t *testing.T, day int, sent []string) {
+					if day > 1 && !strings.Contains(strings.Join(sent, ","), "INM=0") {
+						t.Errorf("day %d: the distrusted ETag was sent: %s", day, sent)
+					}
+				}},
+			{"a trusted ETag that sticks while on HEADs: the weekly GET finds the entry and distrusts it",
+				&habitServer{etag: frozenAfter(5), lastModified: lmOfChange, also: 7}, headFirst,
+				"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				nil},
+			{"(c) both validators fixed forever while the body changes",
+				&habitServer{etag: fixedETag, lastModified: fixedLM}, gets(),
+				"trusts no validator (its ETag and Last-Modified stayed the same while the feed changed): every poll downloads the feed",
+				func(t *testing.T, day int, sent []string) {
+					if day > 1 && sent[0] != `GET(INM=0 IMS="")` {
+						t.Errorf("day %d: not a plain GET: %s", day, sent)
+					}
+				}},
+			{"(d) validators that change every day without the body",
+				&habitServer{etag: dailyETag, lastModified: dailyLM, honours: true}, gets(),
+				"trusts ETag", nil},
+			{"(e) a server that answers 304",
+				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true}, gets(),
+				"answers 304; trusts ETag", nil},
+			{"(f) a 12 KB ETag behind a server refusing request headers over 8 KB",
+				&habitServer{etag: hugeETag, lastModified: lmOfChange, honours: true, headerLimit: 8 << 10}, gets(),
+				"answers 304; trusts Last-Modified", func(t *testing.T, day int, sent []string) {
+					if !strings.HasPrefix(sent[0], "GET(INM=0 ") {
+						t.Errorf("day %d: the 12 KB ETag was sent back: %.60s", day, sent)
+					}
+				}},
+			{"(g) 400 to conditional requests",
+				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusBadRequest}, gets("GET", "GET,GET"),
+				"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
+			{"(g) 413 to conditional requests",
+				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusRequestEntityTooLarge}, gets("GET", "GET,GET"),
+				"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel() // a server and a state of its own
+				pub := tt.pub
+				pub.served = map[int][]string{}
+				for i := range 3 {
+					pub.items = append(pub.items, fmt.Sprintf("p-%d", i))
 				}
-			}},
-		{"(b) a static ETag and a changing Last-Modified, conditional requests ignored",
-			&habitServer{etag: fixedETag, lastModified: lmOfChange}, headFirst,
-			"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
-			func(t *testing.T, day int, sent []string) {
-				if day > 1 && !strings.Contains(strings.Join(sent, ","), "INM=0") {
-					t.Errorf("day %d: the distrusted ETag was sent: %s", day, sent)
+				ts := httptest.NewServer(pub)
+				defer ts.Close()
+				url := ts.URL + "/feed"
+				cfg := testConfig(t, state, oneUser(t, url), "")
+				published := len(pub.items)
+				for day := range days {
+					pub.setDay(day)
+					if newOn[day] || day == pub.also {
+						pub.publish(fmt.Sprintf("p-%d", published))
+						published++
+					}
+					sum, err := Run(context.Background(), cfg, Options{Now: dayTime(day)})
+					if err != nil {
+						t.Fatalf("day %d: %v", day, err)
+					}
+					pub.mu.Lock()
+					sent := pub.served[day]
+					pub.mu.Unlock()
+					var methods []string
+					for _, s := range sent {
+						methods = append(methods, s[:strings.Index(s, "(")])
+					}
+					if got := strings.Join(methods, ","); got != tt.want[day] || sum.Requests != len(sent) || sum.FeedsPolled != 1 {
+						t.Errorf("day %d: %d polls, %s (%d counted), want %s: %v", day, sum.FeedsPolled, got, sum.Requests, tt.want[day], sent)
+					}
+					if sum.Failed != 0 {
+						t.Errorf("day %d: the poll failed: %v", day, sum.FeedErrors)
+					}
+					if tt.check != nil && len(sent) > 0 {
+						tt.check(t, day, sent)
+					}
 				}
-			}},
-		{"a trusted ETag that sticks while on HEADs: the weekly GET finds the entry and distrusts it",
-			&habitServer{etag: frozenAfter(5), lastModified: lmOfChange, also: 7}, headFirst,
-			"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
-			nil},
-		{"(c) both validators fixed forever while the body changes",
-			&habitServer{etag: fixedETag, lastModified: fixedLM}, gets(),
-			"trusts no validator (its ETag and Last-Modified stayed the same while the feed changed): every poll downloads the feed",
-			func(t *testing.T, day int, sent []string) {
-				if day > 1 && sent[0] != `GET(INM=0 IMS="")` {
-					t.Errorf("day %d: not a plain GET: %s", day, sent)
+				got := delivered(t, cfg, "ada")
+				for i := range published {
+					if id := fmt.Sprintf("p-%d", i); got[id] != 1 {
+						t.Errorf("%s delivered %d times, want once", id, got[id])
+					}
 				}
-			}},
-		{"(d) validators that change every day without the body",
-			&habitServer{etag: dailyETag, lastModified: dailyLM, honours: true}, gets(),
-			"trusts ETag", nil},
-		{"(e) a server that answers 304",
-			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true}, gets(),
-			"answers 304; trusts ETag", nil},
-		{"(f) a 12 KB ETag behind a server refusing request headers over 8 KB",
-			&habitServer{etag: hugeETag, lastModified: lmOfChange, honours: true, headerLimit: 8 << 10}, gets(),
-			"answers 304; trusts Last-Modified", func(t *testing.T, day int, sent []string) {
-				if !strings.HasPrefix(sent[0], "GET(INM=0 ") {
-					t.Errorf("day %d: the 12 KB ETag was sent back: %.60s", day, sent)
+				if len(got) != published {
+					t.Errorf("delivered %v, want p-0 to p-%d", keys(got), published-1)
 				}
-			}},
-		{"(g) 400 to conditional requests",
-			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusBadRequest}, gets("GET", "GET,GET"),
-			"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
-		{"(g) 413 to conditional requests",
-			&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusRequestEntityTooLarge}, gets("GET", "GET,GET"),
-			"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pub := tt.pub
-			pub.served = map[int][]string{}
-			for i := range 3 {
-				pub.items = append(pub.items, fmt.Sprintf("p-%d", i))
-			}
-			ts := httptest.NewServer(pub)
-			defer ts.Close()
-			url := ts.URL + "/feed"
-			cfg := testConfig(t, oneUser(t, url), "")
-			published := len(pub.items)
-			for day := range days {
-				pub.setDay(day)
-				if newOn[day] || day == pub.also {
-					pub.publish(fmt.Sprintf("p-%d", published))
-					published++
+				rows, err := Status(context.Background(), cfg, dayTime(days))
+				if err != nil || len(rows) != 1 {
+					t.Fatalf("status: %v %v", rows, err)
 				}
-				sum, err := Run(context.Background(), cfg, Options{Now: dayTime(day)})
-				if err != nil {
-					t.Fatalf("day %d: %v", day, err)
+				if rows[0].Server != tt.server || rows[0].State != "ok" {
+					t.Errorf("status of the server: %s, %q\nwant %q", rows[0].State, rows[0].Server, tt.server)
 				}
-				pub.mu.Lock()
-				sent := pub.served[day]
-				pub.mu.Unlock()
-				var methods []string
-				for _, s := range sent {
-					methods = append(methods, s[:strings.Index(s, "(")])
-				}
-				if got := strings.Join(methods, ","); got != tt.want[day] || sum.Requests != len(sent) || sum.FeedsPolled != 1 {
-					t.Errorf("day %d: %d polls, %s (%d counted), want %s: %v", day, sum.FeedsPolled, got, sum.Requests, tt.want[day], sent)
-				}
-				if sum.Failed != 0 {
-					t.Errorf("day %d: the poll failed: %v", day, sum.FeedErrors)
-				}
-				if tt.check != nil && len(sent) > 0 {
-					tt.check(t, day, sent)
-				}
-			}
-			got := delivered(t, cfg, "ada")
-			for i := range published {
-				if id := fmt.Sprintf("p-%d", i); got[id] != 1 {
-					t.Errorf("%s delivered %d times, want once", id, got[id])
-				}
-			}
-			if len(got) != published {
-				t.Errorf("delivered %v, want p-0 to p-%d", keys(got), published-1)
-			}
-			rows, err := Status(context.Background(), cfg, dayTime(days))
-			if err != nil || len(rows) != 1 {
-				t.Fatalf("status: %v %v", rows, err)
-			}
-			if rows[0].Server != tt.server || rows[0].State != "ok" {
-				t.Errorf("status of the server: %s, %q\nwant %q", rows[0].State, rows[0].Server, tt.server)
-			}
-		})
-	}
+			})
+		}
+	})
 }

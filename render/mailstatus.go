@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/dustin/go-humanize/english"
 )
 
 // MailStatus is one user's mail that did not go out: what is still to be
@@ -28,14 +30,14 @@ type MailStatus struct {
 func (m MailStatus) Text(now time.Time) string {
 	var parts []string
 	if n := len(m.Unsent); n > 0 {
-		s := fmt.Sprintf("%d %s not sent (%s)", n, plural(n, "digest", "digests"), strings.Join(m.Unsent, ", "))
+		s := fmt.Sprintf("%d %s not sent (%s)", n, english.PluralWord(n, "digest", "digests"), strings.Join(m.Unsent, ", "))
 		switch {
 		case m.LastError == "":
 			s += ": not tried yet."
 		case m.Permanent:
 			s += fmt.Sprintf(": refused for good: %s.", oneLine(m.LastError))
 		default:
-			s += fmt.Sprintf(": a passing failure (%d %s): %s.", m.Attempts, plural(m.Attempts, "attempt", "attempts"), oneLine(m.LastError))
+			s += fmt.Sprintf(": a passing failure (%d %s): %s.", m.Attempts, english.PluralWord(m.Attempts, "attempt", "attempts"), oneLine(m.LastError))
 		}
 		if m.OnlyNewest {
 			s += " Only the newest is tried, once a day, until one goes through;"
@@ -51,7 +53,7 @@ func (m MailStatus) Text(now time.Time) string {
 	}
 	if n := len(m.GivenUp); n > 0 {
 		parts = append(parts, fmt.Sprintf("Given up: %s (%s); %s on the site.", strings.Join(m.GivenUp, ", "), m.GivenUpWhy,
-			plural(n, "its page is", "their pages are")))
+			english.PluralWord(n, "its page is", "their pages are")))
 	}
 	if len(m.Interrupted) > 0 {
 		parts = append(parts, fmt.Sprintf("Cut off by a crash, not sent again to avoid a duplicate: %s.", strings.Join(m.Interrupted, ", ")))

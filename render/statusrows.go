@@ -9,7 +9,10 @@ import (
 // call for every value it escapes cost 40 µs a row, a second of CPU and
 // most of the end of a shared pass. The output is the template's, byte for
 // byte: render/testdata/status-rows.tmpl keeps the template, and a fuzz
-// test (FuzzStatusRow) holds the two equal.
+// test (FuzzStatusRow) holds the two equal. Measured again (issue 23,
+// BenchmarkStatusPage, 20,000 feeds, a loaded 2-core machine): 0.64-0.78 s
+// and 0.5 million allocations a page with this writer, 2.2-3.2 s and 3.1
+// million with the template writing the rows.
 
 // appendStatusRow appends the table row of r.
 func appendStatusRow(b []byte, r statusRow) []byte {

@@ -8,6 +8,8 @@ import (
 	texttemplate "text/template"
 	"unicode/utf8"
 
+	"github.com/dustin/go-humanize/english"
+
 	"feeddigest/templates"
 )
 
@@ -26,7 +28,7 @@ var (
 		"wrap":      wrap,
 		"bullet":    bullet,
 		"underline": underline,
-		"plural":    plural,
+		"plural":    english.PluralWord,
 	}).ParseFS(templates.FS, "*.txt"))
 
 	// stylesheet is our own file, so it is trusted CSS.
@@ -122,12 +124,4 @@ func bullet(text string) string {
 // underline is a Markdown-style heading rule as long as the heading.
 func underline(text, char string) string {
 	return strings.Repeat(char, utf8.RuneCountInString(text))
-}
-
-// plural picks the word for a count.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

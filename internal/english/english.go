@@ -4,26 +4,15 @@ package english
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/dustin/go-humanize/english"
 )
 
-// Count is n followed by noun, in the plural unless n is 1.
+// Count is n followed by noun, in the plural unless n is 1, by
+// go-humanize's rules of regular English endings (feed -> feeds, entry
+// -> entries, address -> addresses), which cover every noun feeddigest
+// counts. Unlike go-humanize's Plural, n is written without thousands
+// separators, as every count feeddigest prints always was.
 func Count(n int, noun string) string {
-	return strconv.Itoa(n) + " " + Noun(n, noun)
-}
-
-// Noun is noun in the plural unless n is 1. It knows the regular English
-// endings, which cover every noun feeddigest counts: feed -> feeds,
-// entry -> entries, bus -> buses.
-func Noun(n int, noun string) string {
-	if n == 1 || noun == "" {
-		return noun
-	}
-	switch {
-	case strings.HasSuffix(noun, "y") && len(noun) > 1 && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
-		return noun[:len(noun)-1] + "ies"
-	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
-		return noun + "es"
-	}
-	return noun + "s"
+	return strconv.Itoa(n) + " " + english.PluralWord(n, noun, "")
 }

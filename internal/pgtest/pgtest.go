@@ -97,6 +97,12 @@ type Cluster struct {
 	server *exec.Cmd
 	exited chan struct{}
 	dbs    atomic.Int64
+	major  int // the server's major version: 15 for "15.14 (Debian 15.14-0+deb12u1)"
+}
+
+func majorVersion(serverVersion string) int {
+	n, _ := strconv.Atoi(strings.SplitN(serverVersion, ".", 2)[0])
+	return n
 }
 
 // Start initialises a cluster in a new temporary folder and starts its
@@ -228,6 +234,7 @@ func (c *Cluster) startServer(ctx context.Context, bin string, owner *syscall.Cr
 	for {
 		conn, err := pgx.Connect(ctx, c.URL("postgres"))
 		if err == nil {
+			c.major = majorVersion(conn.PgConn().ParameterStatus("server_version"))
 			conn.Close(ctx)
 			return nil
 		}
@@ -283,6 +290,9 @@ func (c *Cluster) CreateDatabase(ctx context.Context, prefix string) (string, er
 // CopyDatabase creates a new database as a copy of the one named from
 // (CREATE DATABASE ... TEMPLATE: a file copy, far faster than filling it
 // again), and returns its URL. Nobody may be connected to from meanwhile.
+// From PostgreSQL 15 on, whose default strategy writes every page of the
+// copy to the WAL, it asks for the file copy: a copy of a database with
+// feeddigest's schema took 0.1-0.3 s instead of 0.4-1 s.
 func (c *Cluster) CopyDatabase(ctx context.Context, from, prefix string) (string, error) {
 	name := fmt.Sprintf("%s_%d", sanitize(prefix), c.dbs.Add(1))
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))
@@ -290,7 +300,11 @@ func (c *Cluster) CopyDatabase(ctx context.Context, from, prefix string) (string
 		return "", fmt.Errorf("pgtest: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{from}.Sanitize()); err != nil {
+	create := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{from}.Sanitize()
+	if c.major >= 15 {
+		create += " STRATEGY FILE_COPY"
+	}
+	if _, err := conn.Exec(ctx, create); err != nil {
 		return "", fmt.Errorf("pgtest: copy database %s into %s: %w", from, name, err)
 	}
 	return c.URL(name), nil
