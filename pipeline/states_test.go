@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 
 	"feeddigest/internal/pgtest"
@@ -35,41 +34,17 @@ var (
 )
 
 // migrated is a database with the state's schema and nothing else, made
-// once: each test on PostgreSQL starts from a copy, which costs a fifth
-// of creating a database and migrating it (0.1-0.3 s against 1-2 s).
-var migrated struct {
-	once sync.Once
-	name string
-	err  error
-}
+// once: each test on PostgreSQL starts from a copy.
+var migrated = pgtest.Template{Prepare: func(ctx context.Context, url string) error {
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}}
 
 // migratedDatabase is a new copy of migrated.
-func migratedDatabase(t *testing.T) string {
-	t.Helper()
-	cluster := pgtest.Require(t)
-	ctx := context.Background()
-	migrated.once.Do(func() {
-		url, err := cluster.CreateDatabase(ctx, "migrated")
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		st, err := store.Open(ctx, url)
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		migrated.name, migrated.err = pgtest.DatabaseName(url), st.Close()
-	})
-	if migrated.err != nil {
-		t.Fatal(migrated.err)
-	}
-	url, err := cluster.CopyDatabase(ctx, migrated.name, t.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
-}
+func migratedDatabase(t *testing.T) string { return migrated.NewDatabase(t) }
 
 // forEachState runs test once on each state back end, as subtests named
 // for them: a pass behaves the same on SQLite and on PostgreSQL. The
