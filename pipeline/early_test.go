@@ -158,8 +158,7 @@ func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	opts := Options{Now: now}
 	opts.defaults()
 	p := &pass{cfg: &config.Config{}, opts: opts, st: co, rd: st, sum: &Summary{}}
-	ps, _, err := co.JoinPass(ctx, now, now, time.Minute)
-	if err != nil {
+	if _, _, err := co.JoinPass(ctx, now, now, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	feeds, err := co.FeedsToPlan(ctx, nil, now)
@@ -173,7 +172,8 @@ func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	for _, user := range []string{"ada", "bob", "cy"} {
 		plan.Digests = append(plan.Digests, store.DigestKey{User: user, Date: "2026-11-22"})
 	}
-	if ps, err = co.PlanPass(ctx, plan); err != nil {
+	ps, err := co.PlanPass(ctx, plan)
+	if err != nil {
 		t.Fatal(err)
 	}
 	w := newWorker(p, ps, nil)

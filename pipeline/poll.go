@@ -197,9 +197,6 @@ type polled struct {
 	claim *store.Work
 	// marked says the poll set its attempt mark (it read a body).
 	marked bool
-	// stateErr is the failure of the state that ended the poll (its mark
-	// could not be written): the machine's, not the feed's.
-	stateErr error
 }
 
 // pollFeed polls one feed. A body is read only once the poll is recorded

@@ -154,10 +154,10 @@ func (w *worker) wake() {
 	w.finished = make(chan struct{})
 }
 
-// wait waits until a claim loop of this run finishes or finds work; the
-// watcher also for half to one and a half times every (watcher says it
-// was).
-func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, err error) {
+// wait waits until a claim loop of this run finishes or finds work, or
+// freed is closed; the watcher also for half to one and a half times
+// every (watcher says it was).
+func (w *worker) wait(ctx context.Context, every time.Duration, freed <-chan struct{}) (watcher bool, err error) {
 	w.finishedMu.Lock()
 	finished := w.finished
 	watcher = !w.watching
@@ -166,6 +166,8 @@ func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, e
 	if !watcher {
 		select {
 		case <-finished:
+			return false, nil
+		case <-freed:
 			return false, nil
 		case <-ctx.Done():
 			return false, ctx.Err()
@@ -180,6 +182,7 @@ func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, e
 	defer t.Stop()
 	select {
 	case <-finished:
+	case <-freed:
 	case <-t.C:
 	case <-ctx.Done():
 		return true, ctx.Err()
@@ -205,6 +208,7 @@ func (w *worker) loop(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		freed := workFreed(co)
 		work, err := co.NextWork(ctx, w.ps)
 		switch {
 		case errors.Is(err, store.ErrPassDone):
@@ -225,7 +229,7 @@ func (w *worker) loop(ctx context.Context) error {
 			if errors.Is(err, store.ErrPassEnding) {
 				every = waitForEnd
 			}
-			if watched, err = w.wait(ctx, every); err != nil {
+			if watched, err = w.wait(ctx, every, freed); err != nil {
 				return err
 			}
 			continue
@@ -258,6 +262,16 @@ func (w *worker) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// workFreed is closed when work of the pass is freed, for a coordinator
+// that can tell (the in-process one: a save made a digest ready); nil,
+// never closed, for one that cannot.
+func workFreed(co store.Coordinator) <-chan struct{} {
+	if c, ok := co.(interface{ WorkFreed() <-chan struct{} }); ok {
+		return c.WorkFreed()
+	}
+	return nil
 }
 
 func (w *worker) jitter(d time.Duration) time.Duration {

@@ -40,6 +40,8 @@ type Coordinator struct {
 	waiting         map[string][]*digest
 	ending, ended   bool
 	againInProgress bool
+	// freed is closed, and replaced, when a save makes a digest ready.
+	freed chan struct{}
 }
 
 type host struct {
@@ -63,7 +65,16 @@ type digest struct {
 
 // New coordinates the passes of st.
 func New(st store.Store) *Coordinator {
-	return &Coordinator{Store: st}
+	return &Coordinator{Store: st, freed: make(chan struct{})}
+}
+
+// WorkFreed is closed when a save makes a digest ready, or the end: the
+// run's loops waiting for work ask again at once, which costs nothing
+// here.
+func (c *Coordinator) WorkFreed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.freed
 }
 
 var _ store.Coordinator = (*Coordinator)(nil)
@@ -304,7 +315,11 @@ func (c *Coordinator) saved(id int64) {
 	}
 	f.done = true
 	for _, d := range c.waiting[f.claimed.Feed.URL] {
-		d.left--
+		if d.left--; d.left == 0 {
+			close(c.freed)
+			c.freed = make(chan struct{})
+			return
+		}
 	}
 }
 
