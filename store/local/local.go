@@ -314,12 +314,14 @@ func (c *Coordinator) saved(id int64) {
 		return
 	}
 	f.done = true
+	freed := false
 	for _, d := range c.waiting[f.claimed.Feed.URL] {
-		if d.left--; d.left == 0 {
-			close(c.freed)
-			c.freed = make(chan struct{})
-			return
-		}
+		d.left--
+		freed = freed || d.left == 0
+	}
+	if freed {
+		close(c.freed)
+		c.freed = make(chan struct{})
 	}
 }
 

@@ -158,9 +158,11 @@ func urlsOf(feeds []store.ClaimedFeed) []string {
 }
 
 // One run claims a pass's hosts in the plan's order, each with its
-// feeds, then its digests, then its end; then the pass is done.
+// feeds, then its digests (each user's, a feed they share made ready for
+// both), then its end; then the pass is done.
 func testPassWorkComesHostsDigestsEnd(t *testing.T, co store.Coordinator) {
-	subs := map[string][]string{"ada": {"https://b.example/1", "https://a.example/1"}, "bob": {"https://b.example/2"}}
+	subs := map[string][]string{"ada": {"https://b.example/1"},
+		"bob": {"https://b.example/1", "https://b.example/2", "https://a.example/1"}}
 	ps, _ := planned(t, co, subs, "https://b.example/1", "https://a.example/1", "https://b.example/2")
 	first := next(t, co, ps)
 	if first.Kind != store.WorkHost || first.Host != "b.example" ||
