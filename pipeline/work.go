@@ -63,7 +63,8 @@ func (p *pass) work(ctx context.Context) error {
 	return p.claim(ctx, ps)
 }
 
-// plan decides the pass's work, as a run on SQLite does, and records it.
+// plan decides the pass's work and records it: what a run planning it
+// alone (SQLite) and the first run of a shared pass do alike.
 func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	if err := p.sync(ctx); err != nil {
 		return ps, err
@@ -303,8 +304,10 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 // pollHost polls the feeds of a claimed host, per_host at a time, and
 // saves each poll with its mark in the pass. Polls a dead run left
 // unfinished are read again after the others, one at a time, or, cut
-// short twice in a row, recorded as failed, as a run on SQLite does with
-// them (see settleUnfinishedPolls).
+// short twice in a row, recorded as failed, as the planner does with
+// those it finds (see settleUnfinishedPolls). The in-process coordinator
+// hands them over apart, once every other poll is saved: read last and
+// alone.
 func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 	p := w.pass
 	var again []store.Attempt
