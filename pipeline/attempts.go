@@ -95,11 +95,3 @@ func readAgainLast(polls []schedule.Poll, byURL map[string]*domain.Feed, again [
 	}
 	return rest, last
 }
-
-// dropAbandonedPolls forgets the marks of the polls an interrupted pass
-// stopped listening to, or that a pass ended by a failure of the state
-// could not save: they did not fail. The pass's context may be done by
-// then, so this write does without it.
-func (p *pass) dropAbandonedPolls(ctx context.Context) error {
-	return p.st.DropAttempts(context.WithoutCancel(ctx))
-}

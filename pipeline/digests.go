@@ -18,49 +18,9 @@ import (
 	"feeddigest/domain"
 	"feeddigest/mail"
 	"feeddigest/render"
-	"feeddigest/schedule"
 	"feeddigest/site"
 	"feeddigest/store"
 )
-
-// buildDigests records the digest of every due user not built during the
-// poll (see asPolled), each in one transaction. Pages and mail come
-// after, from the recorded digests, so a crash between the two is
-// finished by the next run.
-func (p *pass) buildDigests(ctx context.Context) error {
-	for _, d := range p.due {
-		p.mu.Lock()
-		built := p.built[digestKey(d.Name, d.Date)]
-		p.mu.Unlock()
-		if built {
-			continue
-		}
-		if err := p.buildDigest(ctx, d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// buildDigest records the digest d in one transaction.
-func (p *pass) buildDigest(ctx context.Context, d schedule.Due) error {
-	u, _ := p.cfg.User(d.Name)
-	wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
-	built, err := p.st.BuildDigest(ctx, d.Name, d.Date, p.opts.Now, wantSend)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.built == nil {
-		p.built = map[string]bool{}
-	}
-	p.built[digestKey(d.Name, d.Date)] = true
-	p.sum.DigestsBuilt++
-	p.opts.Log.Info("digest built", "user", d.Name, "date", d.Date, "entries", built.EntryCount, "notices", len(built.Notices))
-	p.opts.Progress(Event{Kind: EventDigest, Detail: d.Name + " " + d.Date})
-	return nil
-}
 
 // render writes the pages (and outbox files) of every digest not written
 // yet, the index and Atom feed of their users, and the status page.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -16,7 +17,8 @@ import (
 	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
 	"feeddigest/parse"
-	"feeddigest/schedule"
+	"feeddigest/store"
+	"feeddigest/store/local"
 )
 
 // slowRSS is a handler that answers an RSS feed of one entry only once
@@ -153,62 +155,74 @@ func TestDigestWaitsForTheGroupOfItsUnchangedPoll(t *testing.T) {
 	if err := st.SyncSubscriptions(ctx, urls, now); err != nil {
 		t.Fatal(err)
 	}
-	feeds, err := st.Feeds(ctx)
+	co := local.New(st)
+	opts := Options{Now: now}
+	opts.defaults()
+	p := &pass{cfg: &config.Config{}, opts: opts, st: co, rd: st, sum: &Summary{}}
+	if _, _, err := co.JoinPass(ctx, now, now, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	feeds, err := co.FeedsToPlan(ctx, nil, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Now: now}
-	opts.defaults()
-	p := &pass{cfg: &config.Config{}, opts: opts, st: st, rd: st, sum: &Summary{}}
-	var polls []schedule.Poll
-	for _, user := range []string{"ada", "bob", "cy"} {
-		p.due = append(p.due, schedule.Due{User: schedule.User{Name: user, Feeds: urls[user]}, Date: "2026-11-22"})
-		polls = append(polls, schedule.Poll{URL: urls[user][0], Why: schedule.Why("due")})
+	plan := store.PassPlan{Hour: now, Now: now}
+	for _, f := range feeds { // by URL: a, b, c
+		plan.Feeds = append(plan.Feeds, store.PlannedPoll{FeedID: f.ID, Host: fetch.HostOf(f.URL), Why: "due"})
 	}
-	// The goroutines that would take the ready users are not started: what
-	// is handed over stays in ready, to be seen.
-	a := p.newAsPolled(polls)
-	p.asPolled = a
-	results := make(chan polled)
-	saved := make(chan error)
-	go func() {
-		err := p.saveAll(ctx, results, &pollProgress{total: len(feeds)}, func() {})
-		saved <- err
-	}()
+	for _, user := range []string{"ada", "bob", "cy"} {
+		plan.Digests = append(plan.Digests, store.DigestKey{User: user, Date: "2026-11-22"})
+	}
+	ps, err := co.PlanPass(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorker(p, ps, nil)
 	fresh := func(f string) fetch.Result {
 		return fetch.Result{Outcome: fetch.OutcomeFresh, Status: 200, Requests: 1,
 			Feed: &parse.Feed{Entries: []domain.Entry{{Key: f, Title: f}}}}
 	}
-	for _, f := range feeds { // by URL: a, b, c
-		r := polled{feed: f, why: "due", res: fetch.Result{Outcome: fetch.OutcomeUnchanged, Status: 304, Requests: 1}}
+	for range feeds {
+		work, err := co.NextWork(ctx, ps)
+		if err != nil || work.Kind != store.WorkHost || len(work.Feeds) != 1 {
+			t.Fatalf("NextWork = %+v, %v; want a host of one feed", work, err)
+		}
+		f := work.Feeds[0].Feed
+		r := polled{feed: f, why: "due", res: fetch.Result{Outcome: fetch.OutcomeUnchanged, Status: 304, Requests: 1}, claim: &work}
 		if f.URL != urls["ada"][0] {
 			r.res = fresh(f.URL)
 		}
-		results <- r
+		if err := w.savePoll(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := co.FinishWork(ctx, work); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// A send is taken only once the save before it is done: b's is, and
-	// c's may not be yet.
-	if got := readyNames(a); got != "bob" && got != "bob cy" {
-		t.Errorf("ready before the group is saved: %q, want bob (and cy)", got)
+	if got := readyNames(t, co, ps); got != "bob cy" {
+		t.Errorf("ready before the group is saved: %q, want bob cy", got)
 	}
-	close(results)
-	if err := <-saved; err != nil {
+	if err := w.saveGroup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := readyNames(a); !strings.Contains(got, "ada") {
-		t.Errorf("ready after the group is saved: %q, want ada among them", got)
+	if got := readyNames(t, co, ps); got != "ada" {
+		t.Errorf("ready after the group is saved: %q, want ada", got)
 	}
 }
 
-// readyNames takes the users handed over so far.
-func readyNames(a *asPolled) string {
+// readyNames claims the digests ready so far, and names their users.
+func readyNames(t *testing.T, co store.Coordinator, ps store.Pass) string {
 	var names []string
 	for {
-		select {
-		case d := <-a.ready:
-			names = append(names, d.Name)
-		default:
+		work, err := co.NextWork(context.Background(), ps)
+		switch {
+		case errors.Is(err, store.ErrNoWorkYet):
 			return strings.Join(names, " ")
+		case err != nil:
+			t.Fatal(err)
+		case work.Kind != store.WorkDigest:
+			t.Fatalf("claimed %+v, want a digest", work)
 		}
+		names = append(names, work.Digest.User)
 	}
 }

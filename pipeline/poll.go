@@ -2,11 +2,9 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"feeddigest/domain"
 	"feeddigest/fetch"
@@ -16,112 +14,35 @@ import (
 	"feeddigest/store"
 )
 
-// poll polls the feeds this pass owes a poll, concurrently, and stores
-// each result as it arrives (one transaction per feed), but for those
-// found unchanged that may wait (see groupable), saved saveGroupSize at a
-// time. The feeds whose poll a dead run left unfinished are read last,
-// one at a time (see settleUnfinishedPolls).
-func (p *pass) poll(ctx context.Context) error {
-	again, err := p.settleUnfinishedPolls(ctx)
-	if err != nil {
-		return err
-	}
-	polls, byURL, err := p.choosePolls(ctx)
-	if err != nil {
-		return err
-	}
-	polls, last := readAgainLast(polls, byURL, again)
-	p.opts.Progress(Event{Kind: EventDue, Total: len(polls) + len(last)})
-	if len(polls)+len(last) == 0 {
+// savePoll saves a poll of a claimed host: on its own, at once, or,
+// when it may wait (see groupable), with the unchanged polls waiting,
+// saveGroupSize at a time.
+func (w *worker) savePoll(ctx context.Context, r polled) error {
+	if w.group.together && groupable(r) {
+		if full := w.group.add(r); full != nil {
+			return w.saveTogether(ctx, full)
+		}
 		return nil
 	}
-	p.noteNames(byURL)
-	p.asPolled = p.startAsPolled(ctx, append(polls[:len(polls):len(polls)], last...))
-	err = p.pollAll(ctx, polls, last, byURL)
-	return errors.Join(err, p.asPolled.finish(ctx))
-}
-
-// pollAll polls and saves the polls chosen, then, once every one of them
-// is saved, the polls of last one at a time, each saved before the next
-// begins.
-func (p *pass) pollAll(ctx context.Context, polls, last []schedule.Poll, byURL map[string]*domain.Feed) error {
-	if err := p.startDelay(ctx); err != nil {
-		return err
-	}
-	client := NewClient(p.cfg)
-	defer client.Close()
-	prog := &pollProgress{total: len(polls) + len(last)}
-	saveErr := p.pollSome(ctx, client, polls, byURL, p.cfg.Fetch.Concurrency, prog)
-	for i := 0; i < len(last) && saveErr == nil && ctx.Err() == nil; i++ {
-		p.opts.Log.Info("reading again, alone, a feed a dead run was reading", "feed", redact.URL(last[i].URL))
-		saveErr = p.pollSome(ctx, client, last[i:i+1], byURL, 1, prog)
-	}
-	if err := ctx.Err(); err != nil {
-		return errors.Join(fmt.Errorf("interrupted after %d of %d feeds: %w", prog.done, prog.total, err), p.dropAbandonedPolls(ctx))
-	}
-	if saveErr != nil {
-		// The state failed, not the feeds: the polls it could not save are
-		// due again, and no mark of theirs blames them in the next run.
-		return errors.Join(saveErr, p.dropAbandonedPolls(ctx))
+	ok, err := w.pass.save(ctx, r)
+	w.progress(r, ok)
+	if err != nil {
+		return fmt.Errorf("save the poll of %s: %w", redact.URL(r.feed.URL), err)
 	}
 	return nil
 }
 
-// pollSome polls, at most concurrency at a time, and saves polls. A
-// failure of the state (a save, or a poll's mark, that could not be
-// written) stops it: no more feeds are polled, none is saved, and the
-// error is returned; it is never recorded against a feed.
-func (p *pass) pollSome(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, concurrency int, prog *pollProgress) error {
-	fctx, stop := context.WithCancel(ctx)
-	defer stop()
-	results := make(chan polled)
-	go p.fetchAll(fctx, client, polls, byURL, concurrency, results)
-	return p.saveAll(ctx, results, prog, stop)
+// saveWaiting saves the unchanged polls waiting to be saved together,
+// and says whether there were any.
+func (w *worker) saveWaiting(ctx context.Context) (bool, error) {
+	waiting := w.group.take()
+	return len(waiting) > 0, w.saveTogether(ctx, waiting)
 }
 
-// saveAll saves polls' results as they arrive: each on its own, or, those
-// that may wait (see groupable), saveGroupSize at a time. On a failure of
-// the state it calls stop, saves nothing more, and returns the failure
-// once results is drained.
-func (p *pass) saveAll(ctx context.Context, results <-chan polled, prog *pollProgress, stop func()) error {
-	var saveErr error
-	var group []polled
-	for r := range results {
-		if r.stateErr != nil && saveErr == nil {
-			saveErr = fmt.Errorf("%s: %w", redact.URL(r.feed.URL), r.stateErr)
-			stop()
-		}
-		if saveErr != nil {
-			continue
-		}
-		if !groupable(r) {
-			ok, err := p.save(ctx, r)
-			p.progress(prog, r, ok)
-			if err != nil {
-				saveErr = fmt.Errorf("save the poll of %s: %w", redact.URL(r.feed.URL), err)
-				stop()
-				continue
-			}
-			p.asPolled.saved(r.feed.URL)
-			continue
-		}
-		if group = append(group, r); len(group) == saveGroupSize {
-			if err := p.saveGroup(ctx, group, prog); err != nil {
-				saveErr = fmt.Errorf("save %d unchanged polls: %w", len(group), err)
-				stop()
-			}
-			group = group[:0]
-		}
-	}
-	if saveErr != nil {
-		return saveErr
-	}
-	// What was polled before an interruption is saved all the same, as
-	// the saves of the others were.
-	if err := p.saveGroup(context.WithoutCancel(ctx), group, prog); err != nil {
-		return fmt.Errorf("save %d unchanged polls: %w", len(group), err)
-	}
-	return nil
+// saveGroup saves the unchanged polls waiting, if any.
+func (w *worker) saveGroup(ctx context.Context) error {
+	_, err := w.saveWaiting(ctx)
+	return err
 }
 
 // saveGroupSize is how many unchanged polls are saved in one transaction. A
@@ -133,56 +54,92 @@ const saveGroupSize = 100
 // (see store.Store.BeginAttempt), so that a crash before its save leaves
 // its feed due again, as if it had never been polled, and not a poll
 // that seems to have killed the run; not a failure, whose back-off and
-// Retry-After a crash must not lose; and not under a claim of a shared
-// pass, saved as the feed done in the pass.
+// Retry-After a crash must not lose.
 func groupable(r polled) bool {
-	return r.claim == nil && !r.marked && r.res.Outcome == fetch.OutcomeUnchanged &&
+	return !r.marked && r.res.Outcome == fetch.OutcomeUnchanged &&
 		(r.res.Feed == nil || len(r.res.Feed.Entries) == 0)
 }
 
-// pollProgress counts the polls saved, for the progress reports.
-type pollProgress struct{ total, done, failed int }
-
-func (p *pass) progress(prog *pollProgress, r polled, ok bool) {
-	prog.done++
-	if !ok {
-		prog.failed++
-	}
-	// Under mu, as the digests built during the poll report theirs.
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.opts.Progress(Event{Kind: EventPolled, Total: prog.total, Done: prog.done, Failed: prog.failed, Detail: redact.URL(r.feed.URL)})
+// unchangedGroup holds the unchanged polls that wait to be saved
+// together, when the coordinator counts such saves as the feeds done in
+// the pass (see savesTogether); otherwise every poll is saved under its
+// claim, at once.
+type unchangedGroup struct {
+	together bool
+	mu       sync.Mutex
+	polls    []polled
 }
 
-// saveGroup saves unchanged polls in one transaction (see
-// groupable).
-func (p *pass) saveGroup(ctx context.Context, group []polled, prog *pollProgress) error {
+// add adds a poll to the group, and returns the group once it is full.
+func (g *unchangedGroup) add(r polled) []polled {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.polls = append(g.polls, r)
+	if len(g.polls) < saveGroupSize {
+		return nil
+	}
+	full := g.polls
+	g.polls = nil
+	return full
+}
+
+// take empties the group.
+func (g *unchangedGroup) take() []polled {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	polls := g.polls
+	g.polls = nil
+	return polls
+}
+
+// savesTogether says whether co counts a feed record written by
+// UpdateFeeds as its poll done in the pass (the in-process coordinator:
+// its run is the only one saving), so that unchanged polls may wait to be
+// saved together. A shared pass's coordinator marks each feed done by its
+// own save, under the claim.
+func savesTogether(co store.Coordinator) bool {
+	c, ok := co.(interface{ CountsPlainSaves() bool })
+	return ok && c.CountsPlainSaves()
+}
+
+// progress reports a saved poll; ok says whether the poll succeeded.
+func (w *worker) progress(r polled, ok bool) {
+	p := w.pass
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w.done++
+	if !ok {
+		w.failed++
+	}
+	p.opts.Progress(Event{Kind: EventPolled, Total: w.ps.Feeds, Done: w.done, Failed: w.failed, Detail: redact.URL(r.feed.URL)})
+}
+
+// saveTogether saves unchanged polls in one transaction (see groupable).
+func (w *worker) saveTogether(ctx context.Context, group []polled) error {
 	if len(group) == 0 {
 		return nil
 	}
+	p := w.pass
 	records := make([]domain.Feed, len(group))
 	for i, r := range group {
 		records[i] = p.nextRecord(r.feed, r.res, store.SaveStats{}, r.feed.Polls == 0)
 	}
 	err := p.st.UpdateFeeds(ctx, records)
-	if err == nil {
-		for _, rec := range records {
-			p.noteName(rec)
-		}
-	}
 	for _, r := range group {
 		if err != nil {
 			// Counted as save counts a poll it could not save.
 			p.mu.Lock()
 			p.countPoll(r.res)
 			p.mu.Unlock()
-			p.progress(prog, r, false)
+			w.progress(r, false)
 			continue
 		}
-		p.progress(prog, r, p.account(r, nil, store.SaveStats{}))
-		p.asPolled.saved(r.feed.URL)
+		w.progress(r, p.account(r, nil, store.SaveStats{}))
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("save %d unchanged polls: %w", len(group), err)
+	}
+	return nil
 }
 
 // choosePolls decides what the pass polls (the due users' feeds whose
@@ -206,7 +163,7 @@ func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*do
 	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
 	schedule.Shuffle(polls, p.opts.Rand)
 	// A user at a time, so that most users' digests are built while the
-	// poll goes on (see asPolled); spread by host all the same.
+	// poll goes on (see work.go); spread by host all the same.
 	schedule.UsersInTurn(polls, p.due)
 	// Then round-robin over hosts, in that order within each: a worker
 	// never queues behind a host whose token bucket is spent while other
@@ -215,14 +172,11 @@ func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*do
 	return polls, byURL, nil
 }
 
-// feedsToPlan reads the records choosePolls needs: every feed's, or, from
-// a state that can tell (a shared pass's planner, while the other runs
-// wait), only those of the due users' feeds and of the feeds whose retry
-// or extra poll has come.
+// feedsToPlan reads the records choosePolls needs: those of the due
+// users' feeds and of the feeds whose retry or extra poll has come (a
+// shared pass's planner reads no more while the other runs wait), or
+// more.
 func (p *pass) feedsToPlan(ctx context.Context) ([]domain.Feed, error) {
-	if p.coordinator == nil {
-		return p.st.Feeds(ctx)
-	}
 	var urls []string
 	for _, d := range p.due {
 		urls = append(urls, d.Feeds...)
@@ -230,53 +184,19 @@ func (p *pass) feedsToPlan(ctx context.Context) ([]domain.Feed, error) {
 	for _, d := range p.daily {
 		urls = append(urls, d.Feeds...)
 	}
-	return p.coordinator.FeedsToPlan(ctx, urls, p.opts.Now)
+	return p.st.FeedsToPlan(ctx, urls, p.opts.Now)
 }
 
 type polled struct {
 	feed domain.Feed
 	why  schedule.Why
 	res  fetch.Result
-	// claim is the host claimed in a shared pass (nil otherwise): the
-	// save marks the feed done in the pass, if the claim still holds.
+	// claim is the host claimed (nil: a poll saved before the pass is
+	// planned, see settleUnfinishedPolls): the save marks the feed done
+	// in the pass, if the claim still holds.
 	claim *store.Work
 	// marked says the poll set its attempt mark (it read a body).
 	marked bool
-	// stateErr is the failure of the state that ended the poll (its mark
-	// could not be written): the machine's, not the feed's.
-	stateErr error
-}
-
-// fetchAll polls at most concurrency feeds at a time and hands each
-// result to out, in the order they finish.
-func (p *pass) fetchAll(ctx context.Context, client *fetch.Client, polls []schedule.Poll, byURL map[string]*domain.Feed, concurrency int, out chan<- polled) {
-	defer close(out)
-	var g errgroup.Group
-	g.SetLimit(max(1, concurrency))
-	for _, job := range polls {
-		if ctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			f := *byURL[job.URL]
-			res, marked, stateErr := p.pollFeed(ctx, client, f)
-			if stateErr != nil {
-				out <- polled{feed: f, why: job.Why, stateErr: stateErr}
-				return nil
-			}
-			if ctx.Err() != nil {
-				// Interrupted: the feed did not fail, we stopped
-				// listening. Its record stays as it was, due again.
-				return nil
-			}
-			// Here, on the polling side, where concurrency spreads the
-			// work: the saving side is one goroutine.
-			makeFragments(f, res)
-			out <- polled{feed: f, why: job.Why, res: res, marked: marked}
-			return nil
-		})
-	}
-	g.Wait()
 }
 
 // pollFeed polls one feed. A body is read only once the poll is recorded
@@ -419,7 +339,7 @@ func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res
 	var tx store.PollTx
 	var err error
 	if claim != nil {
-		tx, err = p.coordinator.BeginPassPoll(ctx, *claim, f.ID)
+		tx, err = p.st.BeginPassPoll(ctx, *claim, f.ID)
 	} else {
 		tx, err = p.st.BeginPoll(ctx, f.ID)
 	}
@@ -438,7 +358,6 @@ func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res
 	if err := tx.Commit(); err != nil {
 		return store.SaveStats{}, err
 	}
-	p.noteName(rec)
 	return stats, nil
 }
 
@@ -548,9 +467,8 @@ func classOf(res fetch.Result) schedule.Class {
 	return schedule.Broken
 }
 
-// salt is the random salt of computed deadlines; the runs of a shared
-// pass save polls from many goroutines, and a rand.Rand is not safe for
-// that.
+// salt is the random salt of computed deadlines; the claim loops save
+// polls from many goroutines, and a rand.Rand is not safe for that.
 func (p *pass) salt(d time.Duration) time.Duration {
 	p.randMu.Lock()
 	defer p.randMu.Unlock()

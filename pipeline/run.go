@@ -21,6 +21,7 @@ import (
 	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
+	"feeddigest/store/local"
 )
 
 // Options are a pass's dependencies that tests replace.
@@ -139,44 +140,36 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		return sum, err
 	}
 	defer st.Close()
-	p := &pass{cfg: cfg, opts: opts, st: st, rd: st, sum: &sum}
-	if co, ok := st.(store.Coordinator); ok {
-		// A state that runs share (PostgreSQL): this run is one of the
-		// pass's workers.
-		p.coordinator = co
-		if err := p.shared(ctx); err != nil {
-			return sum, st.Damaged(err)
-		}
-		return sum, nil
-	}
-	// The fragments are made anew before the poll: the digests built as
-	// it goes (see asPolled) write their pages during it.
-	steps := []func(context.Context) error{p.sync, p.showAnew, p.poll, p.buildDigests, p.render, p.send, p.prune}
-	for _, step := range steps {
-		if err := ctx.Err(); err != nil {
-			return sum, fmt.Errorf("interrupted: %w", err)
-		}
-		if err := step(ctx); err != nil {
-			return sum, st.Damaged(err)
-		}
+	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum}
+	if err := p.work(ctx); err != nil {
+		return sum, st.Damaged(err)
 	}
 	return sum, nil
+}
+
+// coordinatorOf is the coordinator of st's passes: st itself when runs
+// share it (PostgreSQL), an in-process one when a run holds it alone
+// (SQLite). Either way the run works through the same items (see
+// work.go).
+func coordinatorOf(st store.Store) store.Coordinator {
+	if co, ok := st.(store.Coordinator); ok {
+		return co
+	}
+	return local.New(st)
 }
 
 // pass is the state of one Run.
 type pass struct {
 	cfg  *config.Config
 	opts Options
-	st   store.Store
+	// st is the state, and the coordinator of the pass's work (see
+	// coordinatorOf); nil for publish, which only reads.
+	st store.Coordinator
 	// rd is st, or, for publish, a state read without writing: what
 	// writing pages needs.
 	rd store.Reader
-	// coordinator is st when the state is shared by several runs at once
-	// (see shared.go), nil otherwise.
-	coordinator store.Coordinator
-	// mu guards sum, and the progress reports, when polls and digests are
-	// saved from several goroutines (a shared pass); randMu guards
-	// opts.Rand.
+	// mu guards sum, and the progress reports, saved from the claim
+	// loops; randMu guards opts.Rand.
 	mu, randMu sync.Mutex
 	sum        *Summary
 	due        []schedule.Due
@@ -189,15 +182,6 @@ type pass struct {
 	emails map[string]*mail.Message
 	// feeds are the feed records as the poll left them (storedFeeds).
 	feeds []domain.Feed
-	// built are the digests this pass built, by digestKey; under mu.
-	built map[string]bool
-	// asPolled builds digests during a poll on SQLite (nil otherwise).
-	asPolled *asPolled
-	// names are, on SQLite, the names of the feeds as the records read
-	// before the poll and those its saves wrote have them: the digests
-	// built during the poll show them without reading each feed's record
-	// (nil: not kept). Under mu.
-	names map[string]feedInfo
 }
 
 func (p *pass) sync(ctx context.Context) error {

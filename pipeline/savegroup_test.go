@@ -11,6 +11,7 @@ import (
 	"feeddigest/fetch"
 	"feeddigest/parse"
 	"feeddigest/store"
+	"feeddigest/store/local"
 )
 
 // countingStore counts the transactions a pass's saves take.
@@ -53,8 +54,8 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 	counting := &countingStore{Store: st}
 	opts := Options{Now: now}
 	opts.defaults()
-	p := &pass{cfg: &config.Config{}, opts: opts, st: counting, rd: counting, sum: &Summary{}}
-	results := make(chan polled, len(feeds))
+	p := &pass{cfg: &config.Config{}, opts: opts, st: local.New(counting), rd: counting, sum: &Summary{}}
+	w := newWorker(p, store.Pass{Feeds: len(feeds)}, nil)
 	for i, f := range feeds {
 		r := polled{feed: f, why: "due", res: fetch.Result{Outcome: fetch.OutcomeUnchanged, Status: 304, Requests: 1}}
 		switch i {
@@ -66,12 +67,12 @@ func TestUnchangedPollsAreSavedTogether(t *testing.T) {
 		case 2: // failed before any body: its back-off is not kept waiting
 			r.res = fetch.Result{Outcome: fetch.OutcomeHTTPError, Status: 503, Requests: 1, Err: fmt.Errorf("HTTP 503")}
 		}
-		results <- r
+		if err := w.savePoll(ctx, r); err != nil {
+			t.Fatal(err)
+		}
 	}
-	close(results)
-	prog := &pollProgress{total: len(feeds)}
-	err = p.saveAll(ctx, results, prog, func() {})
-	done := prog.done
+	err = w.saveGroup(ctx)
+	done := w.done
 	if err != nil {
 		t.Fatal(err)
 	}

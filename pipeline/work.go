@@ -17,24 +17,25 @@ import (
 	"feeddigest/store"
 )
 
-// A shared pass (a state several runs share: PostgreSQL). The runs
-// started for the same hour, on one machine or many, share its work
-// instead of excluding each other. The first plans the pass, as a run on
-// SQLite decides its work (subscriptions, due users, feeds to poll); then
-// every run claims work from the plan until none is left: a host with its
+// A pass is done as work items that its runs claim from the state's
+// coordinator (see store.Coordinator): several runs sharing a PostgreSQL
+// state share each pass, on one machine or many, instead of excluding
+// each other; a run on SQLite holds its state alone, and claims from an
+// in-process coordinator (package local) the same items. The first run
+// plans the pass (subscriptions, due users, feeds to poll); then every
+// run claims work from the plan until none is left: a host with its
 // feeds, polled under this run's per-host limits, so that the limits hold
 // across runs; a digest whose user's feeds of the pass are all polled or
-// failed, built, written and mailed by the run that claims it; and last
+// failed, built, written and mailed by the run that claims it (so most
+// digests are done while other users' feeds are still polled); and last
 // the pass's end, by one run: leftover pages and mail, the status page,
-// pruning. A run that dies leaves its claims to lapse, and the others take
-// its work over (see store.Coordinator).
+// pruning. A run that dies leaves its claims to lapse, and the others
+// take its work over; what it leaves on SQLite (digests built, perhaps
+// not written) the next run's end writes.
 
-// shared does this run's part of the pass of its hour.
-func (p *pass) shared(ctx context.Context) error {
-	co := p.coordinator
-	if err := p.startDelay(ctx); err != nil {
-		return err
-	}
+// work does this run's part of the pass of its hour.
+func (p *pass) work(ctx context.Context) error {
+	co := p.st
 	hour := p.opts.Now.Truncate(time.Hour)
 	ps, planning, err := co.JoinPass(ctx, hour, p.opts.Now, p.opts.Lease)
 	if err != nil {
@@ -53,10 +54,17 @@ func (p *pass) shared(ctx context.Context) error {
 	}
 	p.sum.Now, p.sum.UsersDue = ps.Now, ps.Digests
 	p.opts.Progress(Event{Kind: EventDue, Total: ps.Feeds})
-	return p.work(ctx, ps)
+	if ps.Feeds > 0 {
+		// Before the first request, once there is one to make.
+		if err := p.startDelay(ctx); err != nil {
+			return err
+		}
+	}
+	return p.claim(ctx, ps)
 }
 
-// plan decides the pass's work, as a run on SQLite does, and records it.
+// plan decides the pass's work and records it: what a run planning it
+// alone (SQLite) and the first run of a shared pass do alike.
 func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	if err := p.sync(ctx); err != nil {
 		return ps, err
@@ -86,22 +94,24 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	for _, d := range p.due {
 		plan.Digests = append(plan.Digests, store.DigestKey{User: d.Name, Date: d.Date})
 	}
-	return p.coordinator.PlanPass(ctx, plan)
+	return p.st.PlanPass(ctx, plan)
 }
 
-// work claims and does work of the pass until none is left: as many
+// claim claims and does work of the pass until none is left: as many
 // claims at once as polls may be in flight (concurrency), each host
 // polled per_host at a time.
-func (p *pass) work(ctx context.Context, ps store.Pass) error {
+func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 	client := NewClient(p.cfg)
 	defer client.Close()
-	w := &worker{pass: p, ps: ps, client: client, inFlight: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
-		finished: make(chan struct{})}
+	w := newWorker(p, ps, client)
 	g, gctx := errgroup.WithContext(ctx)
 	for range max(1, p.cfg.Fetch.Concurrency) {
 		g.Go(func() error { return w.loop(gctx) })
 	}
 	err := g.Wait()
+	// What was polled before an interruption is saved all the same, as
+	// the saves of the others were.
+	err = errors.Join(err, w.saveGroup(context.WithoutCancel(ctx)))
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("interrupted after %d feeds: %w", p.sum.FeedsPolled, ctxErr)
 	}
@@ -115,8 +125,10 @@ type worker struct {
 	ps       store.Pass
 	client   *fetch.Client
 	inFlight chan struct{}
-	done     int // polls saved, for progress; under pass.mu
-	randMu   sync.Mutex
+	// done and failed count the polls saved, and those failed, for
+	// progress; under pass.mu.
+	done, failed int
+	randMu       sync.Mutex
 	// finished is closed, and replaced, each time a claim loop of this
 	// run finishes work or finds work after waiting: the loops waiting
 	// for work look again at once. Of the loops waiting, one (the
@@ -126,6 +138,13 @@ type worker struct {
 	finishedMu sync.Mutex
 	finished   chan struct{}
 	watching   bool // a loop is the watcher; under finishedMu
+	// group holds the unchanged polls waiting to be saved together.
+	group unchangedGroup
+}
+
+func newWorker(p *pass, ps store.Pass, client *fetch.Client) *worker {
+	return &worker{pass: p, ps: ps, client: client, inFlight: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
+		finished: make(chan struct{}), group: unchangedGroup{together: savesTogether(p.st)}}
 }
 
 // wake tells the waiting claim loops that work was finished, or found.
@@ -136,10 +155,10 @@ func (w *worker) wake() {
 	w.finished = make(chan struct{})
 }
 
-// wait waits until a claim loop of this run finishes or finds work; the
-// watcher also for half to one and a half times every (watcher says it
-// was).
-func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, err error) {
+// wait waits until a claim loop of this run finishes or finds work, or
+// freed is closed; the watcher also for half to one and a half times
+// every (watcher says it was).
+func (w *worker) wait(ctx context.Context, every time.Duration, freed <-chan struct{}) (watcher bool, err error) {
 	w.finishedMu.Lock()
 	finished := w.finished
 	watcher = !w.watching
@@ -148,6 +167,8 @@ func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, e
 	if !watcher {
 		select {
 		case <-finished:
+			return false, nil
+		case <-freed:
 			return false, nil
 		case <-ctx.Done():
 			return false, ctx.Err()
@@ -162,6 +183,7 @@ func (w *worker) wait(ctx context.Context, every time.Duration) (watcher bool, e
 	defer t.Stop()
 	select {
 	case <-finished:
+	case <-freed:
 	case <-t.C:
 	case <-ctx.Done():
 		return true, ctx.Err()
@@ -181,12 +203,13 @@ const (
 
 // loop claims work until the pass is done.
 func (w *worker) loop(ctx context.Context) error {
-	p, co := w.pass, w.pass.coordinator
+	p, co := w.pass, w.pass.st
 	watched := false // this loop was the watcher, and looks again
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		freed := workFreed(co)
 		work, err := co.NextWork(ctx, w.ps)
 		switch {
 		case errors.Is(err, store.ErrPassDone):
@@ -195,11 +218,19 @@ func (w *worker) loop(ctx context.Context) error {
 			}
 			return nil
 		case errors.Is(err, store.ErrNoWorkYet):
+			// The polls waiting to be saved together may be what the
+			// rest waits for.
+			if saved, err := w.saveWaiting(ctx); err != nil {
+				return err
+			} else if saved {
+				w.wake()
+				continue
+			}
 			every := waitForWork
 			if errors.Is(err, store.ErrPassEnding) {
 				every = waitForEnd
 			}
-			if watched, err = w.wait(ctx, every); err != nil {
+			if watched, err = w.wait(ctx, every, freed); err != nil {
 				return err
 			}
 			continue
@@ -234,6 +265,16 @@ func (w *worker) loop(ctx context.Context) error {
 	}
 }
 
+// workFreed is closed when work of the pass is freed, for a coordinator
+// that can tell (the in-process one: a save made a digest ready); nil,
+// never closed, for one that cannot.
+func workFreed(co store.Coordinator) <-chan struct{} {
+	if c, ok := co.(interface{ WorkFreed() <-chan struct{} }); ok {
+		return c.WorkFreed()
+	}
+	return nil
+}
+
 func (w *worker) jitter(d time.Duration) time.Duration {
 	w.randMu.Lock()
 	defer w.randMu.Unlock()
@@ -263,8 +304,10 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 // pollHost polls the feeds of a claimed host, per_host at a time, and
 // saves each poll with its mark in the pass. Polls a dead run left
 // unfinished are read again after the others, one at a time, or, cut
-// short twice in a row, recorded as failed, as a run on SQLite does with
-// them (see settleUnfinishedPolls).
+// short twice in a row, recorded as failed, as the planner does with
+// those it finds (see settleUnfinishedPolls). The in-process coordinator
+// hands them over apart, once every other poll is saved: read last and
+// alone.
 func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 	p := w.pass
 	var again []store.Attempt
@@ -320,7 +363,7 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	res, _, stateErr := p.pollFeed(ctx, w.client, f)
+	res, marked, stateErr := p.pollFeed(ctx, w.client, f)
 	<-w.inFlight
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening
@@ -330,15 +373,9 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 		// this run's marks (see loop), and the feed is due again.
 		return fmt.Errorf("%s: %w", redact.URL(f.URL), stateErr)
 	}
-	makeFragments(f, res) // here, beside the poll, as a run on SQLite does
-	if _, err := p.save(ctx, polled{feed: f, why: why, res: res, claim: &work}); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w.done++
-	p.opts.Progress(Event{Kind: EventPolled, Total: w.ps.Feeds, Done: w.done, Failed: p.sum.Failed, Detail: redact.URL(f.URL)})
-	return nil
+	// Here, on the polling side, where concurrency spreads the work.
+	makeFragments(f, res)
+	return w.savePoll(ctx, polled{feed: f, why: why, res: res, claim: &work, marked: marked})
 }
 
 // digest builds a claimed digest (unless a run that died built it), then
