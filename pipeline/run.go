@@ -182,6 +182,15 @@ type pass struct {
 	emails map[string]*mail.Message
 	// feeds are the feed records as the poll left them (storedFeeds).
 	feeds []domain.Feed
+	// sendMu makes the pass's sends one at a time (the claim loops
+	// build digests side by side, but there is one mail server) and
+	// guards mailDown: the failure of a send before any message (the
+	// server unreachable, the login refused), which the digests of this
+	// pass still to send share without a connection of their own (each
+	// try is a login), whether they are sent as each digest is built or
+	// at the end of the pass.
+	sendMu   sync.Mutex
+	mailDown error
 }
 
 func (p *pass) sync(ctx context.Context) error {

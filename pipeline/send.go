@@ -115,6 +115,11 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	if len(digests) == 0 {
 		return nil
 	}
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	if p.mailDown != nil {
+		return p.sendsFailed(ctx, digests, p.mailDown)
+	}
 	sender, err := p.newSender()
 	if err != nil {
 		return err
@@ -144,25 +149,37 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 			}
 			continue
 		}
-		var failure *mail.Error
-		sorted := errors.As(sendErr, &failure)
-		permanent := sorted && !failure.Temporary
-		beforeMessages := sorted && failure.BeforeMessages
-		failed := []domain.Digest{d}
-		if beforeMessages {
-			failed = digests[i:]
-		}
-		for _, f := range failed {
-			p.mu.Lock()
-			p.sum.SendFailures++
-			p.mu.Unlock()
-			p.opts.Log.Warn("send failed", "user", f.User, "date", f.Date, "permanent", permanent, "error", sendErr)
-			if err := p.st.MarkSendFailed(ctx, f.User, f.Date, p.opts.Now, sendErr.Error(), permanent); err != nil {
+		if !failedBeforeMessages(sendErr) {
+			if err := p.sendsFailed(ctx, []domain.Digest{d}, sendErr); err != nil {
 				return err
 			}
+			continue
 		}
-		if beforeMessages {
-			break
+		p.mailDown = sendErr
+		return p.sendsFailed(ctx, digests[i:], sendErr)
+	}
+	return nil
+}
+
+// failedBeforeMessages says whether a send failed before any message
+// could go (no server, login refused): every other send would fail alike.
+func failedBeforeMessages(sendErr error) bool {
+	var failure *mail.Error
+	return errors.As(sendErr, &failure) && failure.BeforeMessages
+}
+
+// sendsFailed records that digests were not sent, for sendErr, and counts
+// them in the summary.
+func (p *pass) sendsFailed(ctx context.Context, digests []domain.Digest, sendErr error) error {
+	var failure *mail.Error
+	permanent := errors.As(sendErr, &failure) && !failure.Temporary
+	for _, f := range digests {
+		p.mu.Lock()
+		p.sum.SendFailures++
+		p.mu.Unlock()
+		p.opts.Log.Warn("send failed", "user", f.User, "date", f.Date, "permanent", permanent, "error", sendErr)
+		if err := p.st.MarkSendFailed(ctx, f.User, f.Date, p.opts.Now, sendErr.Error(), permanent); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -249,3 +249,31 @@ func mailedDates(t *testing.T, sink *smtptest.Server) []string {
 	}
 	return dates
 }
+
+// A mail server that refuses the login sees one login a pass, however
+// many digests the pass builds and whichever claim loops build them side
+// by side: every other digest shares the refusal (each try is a login).
+func TestRefusedLoginIsTriedOnceAPass(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+		sink.RefuseLogins(true)
+		var users strings.Builder
+		for _, u := range []string{"ada", "bob", "cy", "dee"} {
+			pub.Add("/"+u, entry(u+"-1", "2026-11-21T10:00:00Z"))
+			fmt.Fprintf(&users, "[[users]]\nname = %q\ntimezone = \"UTC\"\nemail = \"%s@example.org\"\nfeeds = [%q]\n", u, u, pub.URL+"/"+u)
+		}
+		smtpURL := strings.Replace(sink.URL(), "smtp://", "smtp://digest@", 1)
+		cfg := testConfig(t, state, fmt.Sprintf("smtp = %q\ntls = \"opportunistic\"\n%s", smtpURL, users.String()), "")
+		sum, err := Run(t.Context(), cfg, Options{Now: at("2026-11-22T00:05:00Z"), SMTPPassword: "wrong"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.DigestsBuilt != 4 || sum.SendFailures != 4 || sum.EmailsSent != 0 {
+			t.Errorf("summary %+v: want 4 digests built, 4 not sent", sum)
+		}
+		if n := sink.Logins(); n != 1 {
+			t.Errorf("%d logins for the 4 digests of one pass, want 1", n)
+		}
+	})
+}
