@@ -15,12 +15,13 @@ import (
 	"feeddigest/store"
 )
 
-const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag, last_modified,
-	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
-	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
-	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap_seconds, next_extra_poll, polls, body_error, repaired, problem, problem_at,
-	problem_since, language, etag_untrusted, last_modified_untrusted, refuses_conditional, last_get`
+// feedColumns are the columns of a feed record, as scanFeed reads them;
+// this schema keeps the overflow gap in seconds, and names it so.
+var feedColumns = feedColumnsOf("")
+
+func feedColumnsOf(alias string) string {
+	return store.FeedRecordColumns(alias, map[string]string{"overflow_gap": "overflow_gap_seconds"})
+}
 
 // scanFeed reads the feedColumns of a row, then any extra columns.
 func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {

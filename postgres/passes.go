@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -276,7 +275,7 @@ func (s *Store) claimHost(ctx context.Context, p store.Pass) (store.Work, bool, 
 // to Unfinished (this run holds the host: nobody else is polling them),
 // with how many reads in a row were cut short.
 func (s *Store) readClaimedFeeds(ctx context.Context, w *store.Work) error {
-	rows, _ := s.pool.Query(ctx, "SELECT "+prefixed("f.", feedColumns)+`, pf.why, a.started, coalesce(a.reads, 0)
+	rows, _ := s.pool.Query(ctx, "SELECT "+feedColumnsOf("f.")+`, pf.why, a.started, coalesce(a.reads, 0)
 		FROM pass_feeds pf JOIN feeds f ON f.id = pf.feed_id LEFT JOIN poll_attempts a ON a.feed_id = f.id
 		WHERE pf.pass_id = $1 AND pf.host = $2 AND NOT pf.done ORDER BY f.url`, w.Pass.ID, w.Host)
 	var why string
@@ -297,15 +296,6 @@ func (s *Store) readClaimedFeeds(ctx context.Context, w *store.Work) error {
 		return fmt.Errorf("read the feeds of host %s: %w", w.Host, err)
 	}
 	return nil
-}
-
-// prefixed qualifies each of a list of columns with a table's alias.
-func prefixed(alias, columns string) string {
-	fields := strings.Split(columns, ",")
-	for i, f := range fields {
-		fields[i] = alias + strings.TrimSpace(f)
-	}
-	return strings.Join(fields, ", ")
 }
 
 // claimDigest claims a digest of the pass that is not done, not claimed

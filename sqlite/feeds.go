@@ -12,12 +12,8 @@ import (
 	"feeddigest/store"
 )
 
-const feedColumns = `id, url, effective_url, pending_url, title, site_url, etag, last_modified,
-	body_hash, last_poll, last_success, last_status, last_error, next_poll, reason,
-	error_count, first_error, retry_pending, gone_at, dead_at, moved_at, moved_from,
-	origin_flag_at, answers_304, refuses_head, ignores_conditional, ttl_seconds,
-	overflow_gap, next_extra_poll, polls, body_error, repaired, problem, problem_at, problem_since, language,
-	etag_untrusted, last_modified_untrusted, refuses_conditional, last_get`
+// feedColumns are the columns of a feed record, as scanFeed reads them.
+var feedColumns = store.FeedRecordColumns("", nil)
 
 type scanner interface{ Scan(dest ...any) error }
 
