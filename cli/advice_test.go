@@ -39,7 +39,7 @@ func TestLowLayersGiveNoCLIAdvice(t *testing.T) {
 		names = append(names, c.name)
 	}
 	command := regexp.MustCompile("feeddigest (" + strings.Join(names, "|") + `)\b`)
-	for _, dir := range []string{"fetch", "store", "render", "site", "mail", "schedule"} {
+	for _, dir := range []string{"fetch", "parse", "store", "store/local", "render", "site", "mail", "schedule"} {
 		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
