@@ -2,81 +2,22 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"feeddigest/config"
-	"feeddigest/site"
+	"feeddigest/pages"
 )
 
-// Published says what Publish wrote.
-type Published struct {
-	Dir    string `json:"dir"`
-	Users  int    `json:"users"`
-	Pages  int    `json:"pages"` // digest pages
-	Status bool   `json:"status"`
-}
-
 // Publish writes the whole site from the state into dir (the config's
-// site_dir when ""): every digest's page, each user's index and Atom
-// feed, and the status page, through the site's one publisher. It reads
-// the state without changing it, so it works beside runs, and serves
-// runs that share no disk (a PostgreSQL state): they build the digests,
-// one publish writes what they built. Users no longer in the config are
-// left out, as a run leaves them out.
-func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time) (Published, error) {
-	out := Published{Dir: dir}
-	if out.Dir == "" {
-		out.Dir = cfg.SiteDir
-	}
+// site_dir when ""), reading the state without changing it (see
+// pages.Builder.Publish).
+func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time) (pages.Published, error) {
 	rd, err := OpenReader(ctx, cfg)
 	if err != nil {
-		return out, err
+		return pages.Published{}, err
 	}
 	defer rd.Close()
 	opts := Options{Now: now}
 	opts.defaults()
-	var sum Summary
-	p := &pass{cfg: cfg, opts: opts, rd: rd, sum: &sum}
-	pub := site.New(out.Dir, "") // pages only: the outbox is the runs' business
-	if err := pub.Favicon(); err != nil {
-		return out, err
-	}
-	feeds, err := p.feedNames(ctx)
-	if err != nil {
-		return out, rd.Damaged(err)
-	}
-	for _, u := range cfg.Users {
-		digests, err := rd.Digests(ctx, u.Name)
-		if err != nil {
-			return out, rd.Damaged(err)
-		}
-		// The newest page (digests come newest first): the index copies
-		// its body, and the Atom feed takes its titles.
-		var newest writtenPage
-		for i, d := range digests {
-			page, err := p.renderDigest(ctx, d, u, feeds)
-			if err != nil {
-				return out, rd.Damaged(err)
-			}
-			prev, next := neighbours(digests, d.Date)
-			page.Prev, page.Next = prev.Date, next.Date
-			body, err := p.writeDigest(ctx, pub, page, false)
-			if err != nil {
-				return out, fmt.Errorf("publish %s %s: %w", d.User, d.Date, err)
-			}
-			if i == 0 {
-				newest = writtenPage{date: d.Date, body: body, titles: titlesOnly(page)}
-			}
-		}
-		if err := p.writeUserIndex(ctx, pub, u, feeds, newest); err != nil {
-			return out, rd.Damaged(err)
-		}
-		out.Users++
-	}
-	if err := p.writeStatus(ctx, pub); err != nil {
-		return out, rd.Damaged(err)
-	}
-	out.Pages, out.Status = sum.PagesWritten, true
-	return out, nil
+	return pages.New(cfg, rd, nil, opts.Now, mailStatusRows).Publish(ctx, dir)
 }

@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"feeddigest/config"
-	"feeddigest/domain"
 	"feeddigest/fetch"
-	"feeddigest/mail"
+	"feeddigest/pages"
 	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
@@ -141,10 +140,20 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	defer st.Close()
 	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum}
-	if err := p.work(ctx); err != nil {
+	err = p.work(ctx)
+	sum.PagesWritten = p.pageBuilder().Written()
+	if err != nil {
 		return sum, st.Damaged(err)
 	}
 	return sum, nil
+}
+
+// pageBuilder is the builder of the pass's pages, made at its first use.
+func (p *pass) pageBuilder() *pages.Builder {
+	p.pagesOnce.Do(func() {
+		p.pages = pages.New(p.cfg, p.rd, p.st, p.opts.Now, mailStatusRows)
+	})
+	return p.pages
 }
 
 // coordinatorOf is the coordinator of st's passes: st itself when runs
@@ -163,10 +172,9 @@ type pass struct {
 	cfg  *config.Config
 	opts Options
 	// st is the state, and the coordinator of the pass's work (see
-	// coordinatorOf); nil for publish, which only reads.
+	// coordinatorOf).
 	st store.Coordinator
-	// rd is st, or, for publish, a state read without writing: what
-	// writing pages needs.
+	// rd is st as a reader: what writing pages needs.
 	rd store.Reader
 	// mu guards sum, and the progress reports, saved from the claim
 	// loops; randMu guards opts.Rand.
@@ -176,12 +184,10 @@ type pass struct {
 	// daily are the weekly users between digests, whose feeds are still
 	// polled once a day.
 	daily []schedule.DailyPoll
-	// emails holds the digest emails composed for the outbox, by
-	// digestKey, so the send step mails the very message the outbox has
-	// and composes only those written in an earlier run.
-	emails map[string]*mail.Message
-	// feeds are the feed records as the poll left them (storedFeeds).
-	feeds []domain.Feed
+	// pages writes the pass's pages, keeping the emails it composed for
+	// the send step (see pageBuilder).
+	pages     *pages.Builder
+	pagesOnce sync.Once
 	// sendMu makes the pass's sends one at a time (the claim loops
 	// build digests side by side, but there is one mail server) and
 	// guards mailDown: the failure of a send before any message (the
@@ -212,7 +218,7 @@ func (p *pass) sync(ctx context.Context) error {
 	users := make([]schedule.User, 0, len(p.cfg.Users))
 	for _, u := range p.cfg.Users {
 		subs[u.Name] = u.FeedURLs()
-		su := scheduleUser(u)
+		su := pages.ScheduleUser(u)
 		if su.Weekly {
 			su.NewestDigest = newest[u.Name]
 			if su.NewestDigest == "" { // none in the last days: look further
@@ -220,7 +226,7 @@ func (p *pass) sync(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				su.NewestDigest = newestDate(digests)
+				su.NewestDigest = pages.NewestDate(digests)
 			}
 		}
 		users = append(users, su)
@@ -243,21 +249,6 @@ func (p *pass) sync(ctx context.Context) error {
 	}
 	p.daily = schedule.DailyPolls(users, p.due, p.opts.Now)
 	return lookupErr
-}
-
-// newestDate is the date of the newest of a user's digests, "" for none.
-func newestDate(digests []domain.Digest) string {
-	newest := ""
-	for _, d := range digests {
-		newest = max(newest, d.Date)
-	}
-	return newest
-}
-
-// scheduleUser is what the schedule needs to know of a user.
-func scheduleUser(u config.User) schedule.User {
-	return schedule.User{Name: u.Name, Location: u.Location, DigestHour: u.DigestHour,
-		Weekly: u.Every == config.Weekly, DigestDay: u.DigestDay, Feeds: u.FeedURLs()}
 }
 
 // showAnew makes the fragments (see render.MakeFragments) of the stored

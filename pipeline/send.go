@@ -8,6 +8,7 @@ import (
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/mail"
+	"feeddigest/pages"
 	"feeddigest/store"
 )
 
@@ -75,12 +76,12 @@ func (p *pass) sendUnsent(ctx context.Context, unsent []domain.Digest) error {
 }
 
 // skipEmpty records the digests that are not mailed because they have
-// nothing to say (see skipsMail) as not to be sent, so that they are
+// nothing to say (see pages.Builder.SkipsMail) as not to be sent, so that they are
 // neither tried again nor shown as unsent, and returns the others.
 func (p *pass) skipEmpty(ctx context.Context, unsent []domain.Digest) ([]domain.Digest, error) {
 	var out []domain.Digest
 	for _, d := range unsent {
-		if !p.skipsMail(d) {
+		if !p.pageBuilder().SkipsMail(d) {
 			out = append(out, d)
 			continue
 		}
@@ -124,9 +125,9 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 	if err != nil {
 		return err
 	}
-	feeds := map[string]feedInfo{} // read as the messages need them
+	feeds := pages.FeedNames{} // read as the messages need them
 	for i, d := range digests {
-		msg, err := p.emailOf(ctx, d, feeds)
+		msg, err := p.pageBuilder().Email(ctx, d, feeds)
 		if err != nil {
 			return err
 		}
@@ -183,27 +184,6 @@ func (p *pass) sendsFailed(ctx context.Context, digests []domain.Digest, sendErr
 		}
 	}
 	return nil
-}
-
-// emailOf is the email of d: the one composed for the outbox in this
-// pass, or, for a digest written in an earlier run, composed now (the
-// same bytes: a digest's email is reproducible).
-func (p *pass) emailOf(ctx context.Context, d domain.Digest, feeds map[string]feedInfo) (*mail.Message, error) {
-	p.mu.Lock()
-	msg, ok := p.emails[digestKey(d.User, d.Date)]
-	p.mu.Unlock()
-	if ok {
-		return msg, nil
-	}
-	u, _ := p.cfg.User(d.User)
-	rd, err := p.renderDigest(ctx, d, *u, feeds)
-	if err != nil {
-		return nil, err
-	}
-	if rd, err = p.withExcerpts(ctx, rd, nil); err != nil {
-		return nil, err
-	}
-	return p.composeEmail(rd)
 }
 
 // noteMailProblems puts a line per user with mail that did not go out

@@ -3,85 +3,13 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"slices"
-	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"feeddigest/config"
-	"feeddigest/domain"
-	"feeddigest/internal/redact"
+	"feeddigest/pages"
 	"feeddigest/render"
-	"feeddigest/site"
-	"feeddigest/store"
 )
-
-func (p *pass) writeStatus(ctx context.Context, pub *site.Publisher) error {
-	// What the page shows is read side by side: at the end of a shared
-	// pass, the page is all there is left to do, and each question waits
-	// on the server.
-	var (
-		feeds  []domain.Feed
-		asOf   time.Time
-		users  []render.UserStatus
-		subs   map[string][]string
-		counts map[string]int
-		mail   []render.MailStatus
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		if feeds, err = p.storedFeeds(gctx); err != nil {
-			return err
-		}
-		asOf = lastPoll(feeds)
-		users, err = userRows(gctx, p.cfg, p.rd, asOf)
-		return err
-	})
-	g.Go(func() (err error) {
-		subs, err = p.rd.Subscribers(gctx)
-		return err
-	})
-	g.Go(func() (err error) {
-		counts, err = p.rd.EntryCounts(gctx)
-		return err
-	})
-	if p.cfg.Email.SMTP != nil {
-		g.Go(func() (err error) {
-			mail, err = mailStatusRows(gctx, p.rd, p.opts.Now)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	rows := buildFeedRows(feeds, subs, counts, asOf)
-	// Streamed into the file: the page of thousands of feeds is
-	// megabytes.
-	return pub.StatusPage(streamed(func(w io.Writer) error {
-		if err := render.WriteStatusPage(w, rows, users, asOf, mail...); err != nil {
-			return fmt.Errorf("render status page: %w", err)
-		}
-		return nil
-	}))
-}
-
-// lastPoll is the time of the newest poll: status.html shows the feeds as
-// of then, not as of the pass, so a pass that polls nothing writes the
-// same page again and leaves the site as it was (the scheduled workflow
-// deploys the site only when it changed).
-func lastPoll(feeds []domain.Feed) time.Time {
-	var last time.Time
-	for _, f := range feeds {
-		if f.LastPoll.After(last) {
-			last = f.LastPoll
-		}
-	}
-	return last
-}
 
 // Status reads the feeds' health from the state file, without taking the
 // run lock.
@@ -91,7 +19,7 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 		return nil, err
 	}
 	defer st.Close()
-	rows, err := statusRows(ctx, st, now)
+	rows, err := pages.FeedRows(ctx, st, now)
 	return rows, st.Damaged(err)
 }
 
@@ -102,190 +30,11 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 func Users(ctx context.Context, cfg *config.Config, now time.Time) ([]render.UserStatus, error) {
 	st, err := OpenReader(ctx, cfg)
 	if errors.Is(err, fs.ErrNotExist) {
-		return userRows(ctx, cfg, nil, now)
+		return pages.UserRows(ctx, cfg, nil, now)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	return userRows(ctx, cfg, st, now)
-}
-
-// userRows sees each user as of now or as of their newest digest, if that
-// was built later (by a run with a later -now, or after the last poll
-// that status.html is as of): a digest just built is never "due".
-func userRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.UserStatus, error) {
-	rows := make([]render.UserStatus, 0, len(cfg.Users))
-	// The digests of the last days in one question, not one per user (a
-	// status page of thousands of users); a user without one there is
-	// asked for on their own.
-	recent := map[string][]domain.Digest{}
-	if st != nil {
-		all, err := st.DigestsSince(ctx, now.AddDate(0, 0, -9).Format(time.DateOnly))
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range all {
-			recent[d.User] = append(recent[d.User], d)
-		}
-	}
-	for _, u := range cfg.Users {
-		digests := recent[u.Name]
-		if st != nil && len(digests) == 0 {
-			var err error
-			if digests, err = st.Digests(ctx, u.Name); err != nil {
-				return nil, err
-			}
-		}
-		at := now
-		for _, d := range digests {
-			if d.BuiltAt.After(at) {
-				at = d.BuiltAt
-			}
-		}
-		su := scheduleUser(u)
-		su.NewestDigest = newestDate(digests)
-		_, due := su.Due(at, func(_, date string) bool {
-			return slices.ContainsFunc(digests, func(d domain.Digest) bool { return d.Date == date })
-		})
-		row := render.UserStatus{Name: u.Name, Rhythm: rhythm(u), Location: u.Location, Due: due}
-		if !due {
-			row.NextDigest = su.NextDigest(at)
-		}
-		rows = append(rows, row)
-	}
-	return rows, nil
-}
-
-// rhythm says how often a user gets a digest, e.g. "daily at 00:00
-// Europe/London", "weekly on Monday at 06:00 Europe/London".
-func rhythm(u config.User) string {
-	at := fmt.Sprintf("at %02d:00 %s", u.DigestHour, u.Timezone)
-	if u.Every == config.Weekly {
-		return fmt.Sprintf("weekly on %s %s", u.DigestDay, at)
-	}
-	return "daily " + at
-}
-
-func statusRows(ctx context.Context, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
-	feeds, err := st.Feeds(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return feedRows(ctx, st, feeds, now)
-}
-
-// feedRows is statusRows of feeds read already.
-func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now time.Time) ([]render.FeedStatus, error) {
-	subs, err := st.Subscribers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := st.EntryCounts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return buildFeedRows(feeds, subs, counts, now), nil
-}
-
-// buildFeedRows is feedRows of the subscribers and entry counts read.
-func buildFeedRows(feeds []domain.Feed, subs map[string][]string, counts map[string]int, now time.Time) []render.FeedStatus {
-	rows := make([]render.FeedStatus, 0, len(feeds))
-	for _, f := range feeds {
-		if len(subs[f.URL]) == 0 {
-			continue // nobody follows it any more
-		}
-		// Shown in a terminal and published on status.html: feed URLs
-		// without their credentials (the state keeps them whole).
-		rows = append(rows, render.FeedStatus{
-			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
-			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), Server: serverNote(f), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
-		})
-	}
-	return rows
-}
-
-// serverNote says in plain words what polling has taught about a feed's
-// server, so that a publisher or a reader sees why it is polled the way it
-// is: whether it answers conditional requests (304), ignores them or
-// refuses them; which validator is trusted (the ETag before
-// Last-Modified, as HTTP does), and which one stayed the same while the
-// feed changed; whether a HEAD comes first. "" before the first poll.
-func serverNote(f domain.Feed) string {
-	if f.LastPoll.IsZero() {
-		return ""
-	}
-	var parts []string
-	switch {
-	case f.Distrust.Conditional:
-		return "refuses conditional requests (400, 413 or 431): every poll downloads the feed"
-	case f.Answers304:
-		parts = append(parts, "answers 304")
-	case f.IgnoresConditional:
-		parts = append(parts, "ignores conditional requests")
-	}
-	var lied []string
-	if f.Distrust.ETag {
-		lied = append(lied, "ETag")
-	}
-	if f.Distrust.LastModified {
-		lied = append(lied, "Last-Modified")
-	}
-	because := ""
-	if len(lied) > 0 {
-		because = "its " + strings.Join(lied, " and ") + " stayed the same while the feed changed"
-	}
-	trusted := ""
-	switch {
-	case f.ETag != "" && !f.Distrust.ETag:
-		trusted = "ETag"
-	case f.LastModified != "" && !f.Distrust.LastModified:
-		trusted = "Last-Modified"
-	}
-	switch {
-	case trusted != "" && because != "":
-		parts = append(parts, "trusts "+trusted+" ("+because+")")
-	case trusted != "":
-		parts = append(parts, "trusts "+trusted)
-	case because != "":
-		parts = append(parts, "trusts no validator ("+because+"): every poll downloads the feed")
-	default:
-		parts = append(parts, "sends no ETag or Last-Modified: every poll downloads the feed")
-	}
-	switch {
-	case f.RefusesHEAD:
-		parts = append(parts, "HEAD refused or no help")
-	case f.IgnoresConditional && trusted != "":
-		parts = append(parts, "HEAD first, a GET at least weekly")
-	}
-	return strings.Join(parts, "; ")
-}
-
-// reason says why the next poll waits, or what the user should know.
-func reason(f domain.Feed, now time.Time) string {
-	r := f.Reason
-	if f.PendingURL != "" {
-		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
-	}
-	if f.Repaired != "" {
-		r = join(r, "ill-formed XML, repaired ("+f.Repaired+")")
-	}
-	if f.OverflowGap > 0 {
-		r = join(r, "busy feed: extra polls every "+f.OverflowGap.String())
-	}
-	if f.NextPoll.After(now) && r == "" {
-		r = "minimum interval"
-	}
-	return r
-}
-
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
+	return pages.UserRows(ctx, cfg, st, now)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"feeddigest/internal/feedtest"
+	"feeddigest/pages"
 )
 
 // A digest small enough is read whole, a larger one feed by feed as its
@@ -37,9 +38,9 @@ func TestDigestReadWholeOrByFeedAlike(t *testing.T) {
 			return page, readFile(t, emails[0])
 		}
 		wholePage, wholeEmail := written()
-		was := wholeDigestEntries
-		wholeDigestEntries = 0
-		t.Cleanup(func() { wholeDigestEntries = was })
+		was := pages.WholeDigestEntries
+		pages.WholeDigestEntries = 0
+		t.Cleanup(func() { pages.WholeDigestEntries = was })
 		byFeedPage, byFeedEmail := written()
 		if wholePage != byFeedPage {
 			t.Errorf("the page read whole differs from the page read by feed:\n%s\n----\n%s", wholePage, byFeedPage)

@@ -290,7 +290,7 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 	case store.WorkEnd:
 		p := w.pass
 		p.opts.Log.Info("pass end: leftover pages and mail, status, pruning")
-		for _, step := range []func(context.Context) error{p.render, p.send, p.prune} {
+		for _, step := range []func(context.Context) error{p.pageBuilder().Render, p.send, p.prune} {
 			if err := step(ctx); err != nil {
 				return err
 			}
@@ -400,7 +400,7 @@ func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
 		p.mu.Unlock()
 		p.opts.Log.Info("digest built", "user", key.User, "date", key.Date, "entries", built.EntryCount, "notices", len(built.Notices))
 	}
-	if err := p.renderUser(ctx, key.User, nil); err != nil {
+	if err := p.pageBuilder().RenderUser(ctx, key.User); err != nil {
 		return err
 	}
 	return p.sendTo(ctx, key.User)

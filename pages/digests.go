@@ -1,4 +1,4 @@
-package pipeline
+package pages
 
 import (
 	"cmp"
@@ -22,23 +22,24 @@ import (
 	"feeddigest/store"
 )
 
-// render writes the pages (and outbox files) of every digest not written
-// yet, the index and Atom feed of their users, and the status page.
-func (p *pass) render(ctx context.Context) error {
-	pending, err := p.st.Unrendered(ctx)
+// Render writes the pages (and outbox files) of every digest not written
+// yet, the index and Atom feed of their users, and the status page: the
+// end of a pass.
+func (b *Builder) Render(ctx context.Context) error {
+	pending, err := b.rd.Unrendered(ctx)
 	if err != nil {
 		return err
 	}
 	// Every feed's name at once for a pass that writes pages; read as
 	// they are needed when none is pending (the end of a shared pass,
 	// whose pages their digests' runs wrote).
-	feeds := map[string]feedInfo{}
+	feeds := FeedNames{}
 	if len(pending) > 0 {
-		if feeds, err = p.feedNames(ctx); err != nil {
+		if feeds, err = b.feedNames(ctx); err != nil {
 			return err
 		}
 	}
-	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	pub := site.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func (p *pass) render(ctx context.Context) error {
 	// cores are free, and pages and emails are mostly template work.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(renderWorkers())
-	for _, u := range p.cfg.Users {
+	for _, u := range b.cfg.Users {
 		mine := byUser[u.Name]
 		if len(mine) == 0 && pub.HasUserIndex(u.Name) {
 			continue
@@ -58,12 +59,12 @@ func (p *pass) render(ctx context.Context) error {
 		g.Go(func() error {
 			// Each its own names: a name looked up is added to them.
 			names := maps.Clone(feeds)
-			written, err := p.writePending(gctx, pub, mine, names)
+			written, err := b.writePending(gctx, pub, mine, names)
 			if err != nil {
 				return err
 			}
 			if w, ok := written[u.Name]; ok || !pub.HasUserIndex(u.Name) {
-				return p.writeUserIndex(gctx, pub, u, names, w)
+				return b.writeUserIndex(gctx, pub, u, names, w)
 			}
 			return nil
 		})
@@ -71,7 +72,7 @@ func (p *pass) render(ctx context.Context) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return p.writeStatus(ctx, pub)
+	return b.writeStatus(ctx, pub)
 }
 
 // renderWorkers is how many users' pages are written at once: one a core.
@@ -82,25 +83,25 @@ func renderWorkers() int {
 // writePending writes the pages (and outbox files) of digests not written
 // yet, each linked to its neighbours, and says whose: for each user with
 // a page written, the newest page written (see writtenPage).
-func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds map[string]feedInfo) (map[string]writtenPage, error) {
+func (b *Builder) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds FeedNames) (map[string]writtenPage, error) {
 	written := map[string]writtenPage{}
 	for _, d := range pending {
-		u, ok := p.cfg.User(d.User)
+		u, ok := b.cfg.User(d.User)
 		if !ok {
 			continue // user removed from the config: nowhere to show it
 		}
-		all, err := p.st.Digests(ctx, d.User)
+		all, err := b.rd.Digests(ctx, d.User)
 		if err != nil {
 			return written, err
 		}
-		rd, err := p.renderDigest(ctx, d, *u, feeds)
+		rd, err := b.renderDigest(ctx, d, *u, feeds)
 		if err != nil {
 			return written, err
 		}
 		prev, next := neighbours(all, d.Date)
 		rd.Prev, rd.Next = prev.Date, next.Date
-		stop := p.prefetchListings(ctx, &rd)
-		body, err := p.writeDigest(ctx, pub, rd, !p.skipsMail(d))
+		stop := b.prefetchListings(ctx, &rd)
+		body, err := b.writeDigest(ctx, pub, rd, !b.SkipsMail(d))
 		stop()
 		if err != nil {
 			return written, err
@@ -110,10 +111,10 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 		}
 		// Before d counts as rendered: a run that dies here links the
 		// previous page at the next run.
-		if err := p.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
+		if err := b.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
 			return written, err
 		}
-		if err := p.st.MarkRendered(ctx, d.User, d.Date, p.opts.Now); err != nil {
+		if err := b.mark.MarkRendered(ctx, d.User, d.Date, b.now); err != nil {
 			return written, err
 		}
 		if _, ok := written[d.User]; !ok {
@@ -123,18 +124,23 @@ func (p *pass) writePending(ctx context.Context, pub *site.Publisher, pending []
 	return written, nil
 }
 
-// renderUser writes the pages of user's digests not written yet, and the
-// user's index and feed: what the run that built a digest writes. Feed
-// names are those in feeds, and any other read as the pages need it;
-// feeds nil: the user's feeds are read first, in one question.
-func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]feedInfo) error {
-	u, ok := p.cfg.User(user)
+// RenderUser writes the pages of user's digests not written yet, and the
+// user's index and feed: what the run that built a digest writes.
+func (b *Builder) RenderUser(ctx context.Context, user string) error {
+	return b.renderUser(ctx, user, nil)
+}
+
+// renderUser is RenderUser with the feed names in feeds, and any other
+// read as the pages need it; feeds nil: the user's feeds are read first,
+// in one question.
+func (b *Builder) renderUser(ctx context.Context, user string, feeds FeedNames) error {
+	u, ok := b.cfg.User(user)
 	if !ok {
 		return nil
 	}
 	// The user's digests, not everyone's unrendered ones: a pass of
 	// thousands of digests would read them all for each.
-	all, err := p.st.Digests(ctx, user)
+	all, err := b.rd.Digests(ctx, user)
 	if err != nil {
 		return err
 	}
@@ -144,7 +150,7 @@ func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]fee
 			pending = append(pending, d)
 		}
 	}
-	pub := site.New(p.cfg.SiteDir, p.cfg.Email.Outbox)
+	pub := site.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
@@ -152,18 +158,18 @@ func (p *pass) renderUser(ctx context.Context, user string, feeds map[string]fee
 		// The names of the user's feeds in one question; any other a
 		// page shows (a feed no longer followed) is looked up as it is
 		// needed.
-		mine, err := p.rd.FeedsAt(ctx, u.FeedURLs())
+		mine, err := b.rd.FeedsAt(ctx, u.FeedURLs())
 		if err != nil {
 			return err
 		}
 		feeds = infosByURL(mine)
 	}
-	written, err := p.writePending(ctx, pub, pending, feeds)
+	written, err := b.writePending(ctx, pub, pending, feeds)
 	if err != nil {
 		return err
 	}
 	if w, ok := written[user]; ok || !pub.HasUserIndex(user) {
-		return p.writeUserIndex(ctx, pub, *u, feeds, w)
+		return b.writeUserIndex(ctx, pub, *u, feeds, w)
 	}
 	return nil
 }
@@ -256,7 +262,7 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 // store.Reader.DigestIntact): then it is left as it is, a missing link
 // being better than an archive page emptied. The check is made only
 // then: it reads every entry of the digest, and most pages are relinked.
-func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds map[string]feedInfo) error {
+func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds FeedNames) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
 	}
@@ -265,11 +271,11 @@ func (p *pass) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Di
 	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	intact, err := p.st.DigestIntact(ctx, prev.User, prev.Date)
+	intact, err := b.rd.DigestIntact(ctx, prev.User, prev.Date)
 	if err != nil || !intact {
 		return err
 	}
-	rd, err := p.renderDigest(ctx, prev, u, feeds)
+	rd, err := b.renderDigest(ctx, prev, u, feeds)
 	if err != nil {
 		return err
 	}
@@ -310,35 +316,35 @@ func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
 }
 
 // writeDigest writes the page of d, and its email to the outbox when
-// mailed says the digest is mailed (see skipsMail).
-func (p *pass) writeDigest(ctx context.Context, pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
+// mailed says the digest is mailed (see SkipsMail).
+func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
 	body, err := writePage(pub, d)
 	if err != nil {
 		return body, err
 	}
-	p.mu.Lock()
-	p.sum.PagesWritten++
-	p.mu.Unlock()
+	b.mu.Lock()
+	b.written++
+	b.mu.Unlock()
 	if !pub.KeepsOutbox() || d.Email == "" || !mailed {
 		return body, nil // no outbox, nobody to write to, or nothing to say
 	}
-	d, err = p.withExcerpts(ctx, d, body.Links)
+	d, err = b.withExcerpts(ctx, d, body.Links)
 	if err != nil {
 		return body, err
 	}
-	msg, err := p.composeEmail(d)
+	msg, err := b.composeEmail(d)
 	if err != nil {
 		return body, err
 	}
 	if err := pub.OutboxMessage(d.User, d.Date, msg); err != nil {
 		return body, err
 	}
-	p.mu.Lock() // the claim loops of a shared pass write pages at once
-	defer p.mu.Unlock()
-	if p.emails == nil {
-		p.emails = map[string]*mail.Message{}
+	b.mu.Lock() // the claim loops of a shared pass write pages at once
+	defer b.mu.Unlock()
+	if b.emails == nil {
+		b.emails = map[string]*mail.Message{}
 	}
-	p.emails[digestKey(d.User, d.Date)] = msg
+	b.emails[digestKey(d.User, d.Date)] = msg
 	return body, nil
 }
 
@@ -353,7 +359,7 @@ func (p *pass) writeDigest(ctx context.Context, pub *site.Publisher, d render.Di
 // counted (render.FeedGroup.Unread), and the email holds at most that
 // much of any digest (never cut before the entries of the preheader);
 // else they are read without their excerpts, for their links.
-func (p *pass) withExcerpts(ctx context.Context, d render.Digest, links []render.HostCount) (render.Digest, error) {
+func (b *Builder) withExcerpts(ctx context.Context, d render.Digest, links []render.HostCount) (render.Digest, error) {
 	groups := render.InFolderOrder(d.Groups)
 	d.Links = links
 	room, given := mail.MaxSize, 0
@@ -409,8 +415,8 @@ func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
 
 // composeEmail builds and composes the email of d, once: the outbox and
 // the send step take the same message.
-func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
-	draft, err := render.DigestEmail(d, p.cfg.Email.From, p.cfg.SiteURL)
+func (b *Builder) composeEmail(d render.Digest) (*mail.Message, error) {
+	draft, err := render.DigestEmail(d, b.cfg.Email.From, b.cfg.SiteURL)
 	if err != nil {
 		return nil, fmt.Errorf("email for %s %s: %w", d.User, d.Date, err)
 	}
@@ -423,20 +429,42 @@ func (p *pass) composeEmail(d render.Digest) (*mail.Message, error) {
 
 func digestKey(user, date string) string { return user + " " + date }
 
-// skipsMail says the digest is not mailed (nor written to the outbox):
+// Email is the email of d: the one composed for the outbox by this
+// Builder, or, for a digest written in an earlier run, composed now (the
+// same bytes: a digest's email is reproducible), with the feed names in
+// feeds and any other read as it needs them.
+func (b *Builder) Email(ctx context.Context, d domain.Digest, feeds FeedNames) (*mail.Message, error) {
+	b.mu.Lock()
+	msg, ok := b.emails[digestKey(d.User, d.Date)]
+	b.mu.Unlock()
+	if ok {
+		return msg, nil
+	}
+	u, _ := b.cfg.User(d.User)
+	rd, err := b.renderDigest(ctx, d, *u, feeds)
+	if err != nil {
+		return nil, err
+	}
+	if rd, err = b.withExcerpts(ctx, rd, nil); err != nil {
+		return nil, err
+	}
+	return b.composeEmail(rd)
+}
+
+// SkipsMail says the digest is not mailed (nor written to the outbox):
 // [email] skip_empty is set and it has nothing to say, no entry, no feed
 // that could not be read and no feed change. Its page is written all the
 // same. A pure function of the stored digest, so a run that dies between
 // building and sending decides alike in the next.
-func (p *pass) skipsMail(d domain.Digest) bool {
-	return p.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
+func (b *Builder) SkipsMail(d domain.Digest) bool {
+	return b.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
 }
 
 // writeUserIndex writes the user's index and Atom feed. The index copies
 // the body of the newest digest's page when this pass wrote it (newest),
 // rather than rendering the digest again.
-func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, newest writtenPage) error {
-	all, err := p.rd.Digests(ctx, u.Name)
+func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds FeedNames, newest writtenPage) error {
+	all, err := b.rd.Digests(ctx, u.Name)
 	if err != nil {
 		return err
 	}
@@ -452,21 +480,21 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 			recent = append(recent, newest.titles)
 			continue
 		}
-		if kept.Keeps(u.Name, p.cfg.SiteURL, d.Date, d.BuiltAt) {
+		if kept.Keeps(u.Name, b.cfg.SiteURL, d.Date, d.BuiltAt) {
 			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
-		rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
+		rd, err := b.digestOf(ctx, d, u, feeds, b.rd.DigestTitles)
 		if err != nil {
 			return err
 		}
 		recent = append(recent, rd)
 	}
-	if err := p.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
+	if err := b.writeIndexPage(ctx, pub, u, feeds, all, archive, newest); err != nil {
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeedKeeping(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now, kept)
+		return render.WriteAtomFeedKeeping(w, u.Name, b.cfg.SiteURL, recent, b.now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
@@ -485,7 +513,7 @@ func keptAtomEntries(pub *site.Publisher, user string) render.AtomEntries {
 	return render.ReadAtomEntries(f)
 }
 
-func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds map[string]feedInfo, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
+func (b *Builder) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds FeedNames, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
 	user := u.Name
 	if len(all) > 0 && newest.date == all[0].Date {
 		page, err := pub.OpenDigestPage(user, newest.date)
@@ -504,7 +532,7 @@ func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config
 	// was lost, or the user has no digest yet): render it here.
 	var latest *render.Digest
 	if len(all) > 0 {
-		rd, err := p.renderDigest(ctx, all[0], u, feeds)
+		rd, err := b.renderDigest(ctx, all[0], u, feeds)
 		if err != nil {
 			return err
 		}
@@ -515,6 +543,10 @@ func (p *pass) writeIndexPage(ctx context.Context, pub *site.Publisher, u config
 	}))
 }
 
+// FeedNames is what the pages show of each feed (its name, site and
+// language), by URL: read once for many pages, or as they need it.
+type FeedNames map[string]feedInfo
+
 type feedInfo struct {
 	name, site, lang string
 	titled           bool // the feed named itself: name is not its host
@@ -522,20 +554,20 @@ type feedInfo struct {
 
 // storedFeeds reads the feed records once after the poll, for the pages
 // and the status page: nothing later in the pass changes them.
-func (p *pass) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
-	if p.feeds != nil {
-		return p.feeds, nil
+func (b *Builder) storedFeeds(ctx context.Context) ([]domain.Feed, error) {
+	if b.feeds != nil {
+		return b.feeds, nil
 	}
-	feeds, err := p.rd.Feeds(ctx)
+	feeds, err := b.rd.Feeds(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p.feeds = feeds
+	b.feeds = feeds
 	return feeds, nil
 }
 
-func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
-	feeds, err := p.storedFeeds(ctx)
+func (b *Builder) feedNames(ctx context.Context) (FeedNames, error) {
+	feeds, err := b.storedFeeds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -543,8 +575,8 @@ func (p *pass) feedNames(ctx context.Context) (map[string]feedInfo, error) {
 }
 
 // infosByURL is what the pages show of each of feeds, by URL.
-func infosByURL(feeds []domain.Feed) map[string]feedInfo {
-	out := make(map[string]feedInfo, len(feeds))
+func infosByURL(feeds []domain.Feed) FeedNames {
+	out := make(FeedNames, len(feeds))
 	for _, f := range feeds {
 		out[f.URL] = infoOf(f)
 	}
@@ -558,11 +590,11 @@ func infoOf(f domain.Feed) feedInfo {
 
 // lookUpName adds the name of the feed at url to feeds, unless it is
 // there: a shared pass reads only the names its pages show.
-func (p *pass) lookUpName(ctx context.Context, feeds map[string]feedInfo, url string) error {
+func (b *Builder) lookUpName(ctx context.Context, feeds FeedNames, url string) error {
 	if _, ok := feeds[url]; ok {
 		return nil
 	}
-	f, err := p.rd.Feed(ctx, url)
+	f, err := b.rd.Feed(ctx, url)
 	if errors.Is(err, store.ErrNoFeed) {
 		f, err = domain.Feed{URL: url}, nil
 	}
@@ -615,7 +647,7 @@ func configIndex(u config.User, feedURL string) int {
 
 // displayName is what the user calls a feed: their title for it, else
 // the feed's own name.
-func displayName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+func displayName(u config.User, feedURL string, feeds FeedNames) string {
 	for _, sub := range u.Feeds {
 		if sub.URL == feedURL && sub.Title != "" {
 			return sub.Title
@@ -628,7 +660,7 @@ func displayName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 // user's title, else the feed's own, else its address without scheme,
 // user or query. A feed never read has no name, and its host alone may
 // be another feed's too.
-func problemName(u config.User, feedURL string, feeds map[string]feedInfo) string {
+func problemName(u config.User, feedURL string, feeds FeedNames) string {
 	name := displayName(u, feedURL, feeds)
 	if info := feeds[feedURL]; name != info.name || info.titled {
 		return name
@@ -644,53 +676,54 @@ func problemName(u config.User, feedURL string, feeds map[string]feedInfo) strin
 // entries' titles, for the contents, and each feed's entries in full
 // read as its section is written (see render.FeedGroup.Listed), so that
 // it is never held whole.
-func (p *pass) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo) (render.Digest, error) {
-	if d.EntryCount <= wholeDigestEntries {
-		return p.digestOf(ctx, d, u, feeds, p.rd.DigestListing)
+func (b *Builder) renderDigest(ctx context.Context, d domain.Digest, u config.User, feeds FeedNames) (render.Digest, error) {
+	if d.EntryCount <= WholeDigestEntries {
+		return b.digestOf(ctx, d, u, feeds, b.rd.DigestListing)
 	}
-	rd, err := p.digestOf(ctx, d, u, feeds, p.rd.DigestTitles)
+	rd, err := b.digestOf(ctx, d, u, feeds, b.rd.DigestTitles)
 	if err != nil {
 		return rd, err
 	}
 	for i := range rd.Groups {
 		feedURL := rd.Groups[i].FeedURL
 		rd.Groups[i].Listed = func(yield func(domain.Entry, error) bool) {
-			entries, err := p.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, p.perFeed())
+			entries, err := b.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, b.perFeed())
 			yieldAll(entries, err, yield)
 		}
 	}
 	return rd, nil
 }
 
-// wholeDigestEntries is the most entries a digest may have to be read
+// WholeDigestEntries is the most entries a digest may have to be read
 // whole (a few megabytes of fragments at most): a day's digest, almost
 // always, in one question instead of one per feed and again per feed for
-// its email.
-var wholeDigestEntries = 1000
+// its email. A variable so that a test reads a small digest as a large
+// one.
+var WholeDigestEntries = 1000
 
 // perFeed is how many of a feed's entries a digest lists.
-func (p *pass) perFeed() int {
-	if p.cfg.MaxEntriesPerFeed <= 0 {
+func (b *Builder) perFeed() int {
+	if b.cfg.MaxEntriesPerFeed <= 0 {
 		return config.DefaultMaxEntriesPerFeed
 	}
-	return p.cfg.MaxEntriesPerFeed
+	return b.cfg.MaxEntriesPerFeed
 }
 
 // listing is store.Reader's DigestListing or DigestTitles.
 type listing func(ctx context.Context, user, date string, perFeed int) ([]domain.Entry, map[string]int, error)
 
 // digestOf is renderDigest with the entries that list gives.
-func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds map[string]feedInfo, list listing) (render.Digest, error) {
-	entries, more, err := list(ctx, d.User, d.Date, p.perFeed())
+func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, feeds FeedNames, list listing) (render.Digest, error) {
+	entries, more, err := list(ctx, d.User, d.Date, b.perFeed())
 	if err != nil {
 		return render.Digest{}, err
 	}
-	if err := p.lookUpNames(ctx, feeds, d, entries); err != nil {
+	if err := b.lookUpNames(ctx, feeds, d, entries); err != nil {
 		return render.Digest{}, err
 	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
-		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
-	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
+		Unsubscribe: b.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
+	intro, err := render.IntroHTML(b.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err
 	}
@@ -720,19 +753,19 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 
 // lookUpNames adds to feeds the names of the feeds that d shows (see
 // lookUpName).
-func (p *pass) lookUpNames(ctx context.Context, feeds map[string]feedInfo, d domain.Digest, entries []domain.Entry) error {
+func (b *Builder) lookUpNames(ctx context.Context, feeds FeedNames, d domain.Digest, entries []domain.Entry) error {
 	for _, e := range entries {
-		if err := p.lookUpName(ctx, feeds, e.FeedURL); err != nil {
+		if err := b.lookUpName(ctx, feeds, e.FeedURL); err != nil {
 			return err
 		}
 	}
 	for _, n := range d.Notices {
-		if err := p.lookUpName(ctx, feeds, n.FeedURL); err != nil {
+		if err := b.lookUpName(ctx, feeds, n.FeedURL); err != nil {
 			return err
 		}
 	}
 	for _, pr := range d.Problems {
-		if err := p.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
+		if err := b.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package pages
 
 import (
 	"context"
@@ -36,7 +36,7 @@ type prefetched struct {
 // asked for before the goroutine came to it, or again, is read as it is
 // asked for, as renderDigest reads it. stop ends the goroutine, and must
 // be called once the page is written.
-func (p *pass) prefetchListings(ctx context.Context, rd *render.Digest) (stop func()) {
+func (b *Builder) prefetchListings(ctx context.Context, rd *render.Digest) (stop func()) {
 	if slices.ContainsFunc(rd.Groups, func(g render.FeedGroup) bool { return g.Listed == nil }) {
 		// Read whole (see renderDigest): nothing to read ahead. A feed
 		// without a listing is shown from its Entries.
@@ -63,7 +63,7 @@ func (p *pass) prefetchListings(ctx context.Context, rd *render.Digest) (stop fu
 				<-slots // asked for already: read by the page itself
 				continue
 			}
-			f.entries, f.err = p.rd.DigestFeedListing(ctx, user, date, g.FeedURL, p.perFeed())
+			f.entries, f.err = b.rd.DigestFeedListing(ctx, user, date, g.FeedURL, b.perFeed())
 			close(f.done)
 		}
 	}()

@@ -1,4 +1,4 @@
-package pipeline
+package pages
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func TestPrefetchedListingsInAnyOrder(t *testing.T) {
 	for _, order := range []string{"page", "reversed", "twice"} {
 		t.Run(order, func(t *testing.T) {
 			r := &listingReader{reads: map[string]int{}}
-			p := &pass{cfg: &config.Config{}, rd: r}
+			b := &Builder{cfg: &config.Config{}, rd: r}
 			rd := render.Digest{User: "ada", Date: "2026-11-22"}
 			for i := range 3 * listingsAhead {
 				url := fmt.Sprintf("https://f%d.example/feed", i)
@@ -56,7 +56,7 @@ func TestPrefetchedListingsInAnyOrder(t *testing.T) {
 					yieldAll(entries, err, yield)
 				}})
 			}
-			stop := p.prefetchListings(context.Background(), &rd)
+			stop := b.prefetchListings(context.Background(), &rd)
 			groups := slices.Clone(rd.Groups)
 			switch order {
 			case "reversed":
