@@ -1,8 +1,8 @@
 // Package pipeline wires one scheduled pass together, in one direction:
 // config -> due users -> feeds to poll -> fetch -> store -> digests ->
 // pages, outbox and mail. Decisions come from schedule, HTTP from fetch,
-// the state through the store contract (opened in state.go), HTML and
-// MIME from render, files through site, SMTP through mail.
+// the state through the store contract (opened in state.go), the pages,
+// the outbox and the emails' messages from pages, SMTP through mail.
 package pipeline
 
 import (
