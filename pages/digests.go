@@ -85,6 +85,9 @@ func renderWorkers() int {
 // a page written, the newest page written (see writtenPage).
 func (b *Builder) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds FeedNames) (map[string]writtenPage, error) {
 	written := map[string]writtenPage{}
+	// The pagers of the pages written here, by digestKey: a page written
+	// with its next linked already is not relinked.
+	pagers := map[string]render.Pager{}
 	for _, d := range pending {
 		u, ok := b.cfg.User(d.User)
 		if !ok {
@@ -106,12 +109,13 @@ func (b *Builder) writePending(ctx context.Context, pub *site.Publisher, pending
 		if err != nil {
 			return written, err
 		}
+		pagers[digestKey(d.User, d.Date)] = render.Pager{Prev: prev.Date, Next: next.Date}
 		if next.Date == "" {
 			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
 		// Before d counts as rendered: a run that dies here links the
 		// previous page at the next run.
-		if err := b.linkNext(ctx, pub, prev, all, *u, feeds); err != nil {
+		if err := b.linkNext(ctx, pub, prev, all, *u, feeds, pagers); err != nil {
 			return written, err
 		}
 		if err := b.mark.MarkRendered(ctx, d.User, d.Date, b.now); err != nil {
@@ -253,21 +257,31 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 	return prev, next
 }
 
-// linkNext writes again the page of prev, a digest rendered in an earlier
-// pass, so that it links the digest after it. Only the page's pager
-// changes: the rest is copied from the page as written, so the page says
-// what it said, whether or not its entries kept their texts. A page that
-// is missing or does not end as this version writes it is rendered again,
-// unless its entries have lost their texts since (see
-// store.Reader.DigestIntact): then it is left as it is, a missing link
-// being better than an archive page emptied. The check is made only
-// then: it reads every entry of the digest, and most pages are relinked.
-func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds FeedNames) error {
+// linkNext writes again the page of prev, a digest rendered before (pagers
+// are those of the pages written in this pass), so that it links the
+// digest after it. Only the page's pager changes: the rest is copied from
+// the page as written, so the page says what it said, whether or not its
+// entries kept their texts. A page that is missing or does not end as
+// this version writes it is rendered again, unless its entries have lost
+// their texts since (see store.Reader.DigestIntact): then it is left as
+// it is, a missing link being better than an archive page emptied. The
+// check is made only then: it reads every entry of the digest, and most
+// pages are relinked.
+func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds FeedNames, pagers map[string]render.Pager) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
 	}
 	before, after := neighbours(all, prev.Date)
-	err := relinkPage(pub, prev.User, prev.Date, render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date})
+	was, now := render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date}
+	if w, ok := pagers[digestKey(prev.User, prev.Date)]; ok {
+		// Written in this pass: with its neighbours as they are now
+		// (relinked, the pager would show twice), or as they were.
+		if w == now {
+			return nil
+		}
+		was = w
+	}
+	err := relinkPage(pub, prev.User, prev.Date, was, now)
 	if !errors.Is(err, render.ErrNoPager) && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
