@@ -398,7 +398,7 @@ func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
 		return slices.Clone(g.Entries), nil
 	}
 	var entries []domain.Entry
-	for e, err := range g.Listed {
+	for e, err := range g.Shown() {
 		if err != nil {
 			return nil, err
 		}
@@ -705,7 +705,7 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 		}
 		g.Entries = append(g.Entries, e)
 	}
-	out.Groups = inUserOrder(u, byFeed)
+	out.Groups = render.MergeStories(inUserOrder(u, byFeed))
 	for _, n := range d.Notices {
 		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}
