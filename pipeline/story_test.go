@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,5 +105,13 @@ func checkSameStoryShownOnce(t *testing.T, state backend) {
 	sections := page[strings.Index(page, `<section id="feed-1">`):]
 	if c, s, n := strings.Index(sections, ">Town Council<"), strings.Index(sections, "Bridge opening ceremony"), strings.Index(sections, ">Daily News<"); c < 0 || s < c || n < s {
 		t.Errorf("the story is not in the Council's section (%d, %d, %d)", c, s, n)
+	}
+	// Written again from the state, the page says the same.
+	again := filepath.Join(t.TempDir(), "again")
+	if _, err := Publish(context.Background(), cfg, again, at("2026-11-21T13:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(again, "ada", "2026-11-21.html")); got != page {
+		t.Errorf("the page written again differs:\n%s\n----\n%s", got, page)
 	}
 }
