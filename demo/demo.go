@@ -128,7 +128,9 @@ unsubscribe = "mailto:digest-admin@example.org?subject=unsubscribe%20{user}"
 # Ada sorts her feeds into folders and names one herself. garden-ar.xml
 # is in Arabic (it says so: <language>ar</language>), podcast.xml carries
 # audio, missing.xml answers 404 (her digests say so under "Could not
-# read") and old-blog.xml answers 410 Gone.
+# read") and old-blog.xml answers 410 Gone. On the second day
+# links.json links a post of calm-blog.xml: one story, shown once, under
+# the blog (her first of the two), "also in" Good Links.
 [[users]]
 name = "ada"
 timezone = "Europe/London"

@@ -11,8 +11,9 @@ import (
 // several, is one feed) and import's. Trimmed; a feed: URI as the http(s)
 // URL it stands for ("feed:https://x" is "https://x", "feed://x" is
 // "http://x"); the scheme and host in lower case; the scheme's default
-// port dropped; the dot segments of the path resolved ("/a/./b/../c" is
-// "/a/c"); the fragment dropped (it is never sent to the server). The
+// port dropped; an empty path written "/" ("http://x" is "http://x/",
+// RFC 3986 6.2.3); the dot segments of the path resolved ("/a/./b/../c"
+// is "/a/c"); the fragment dropped (it is never sent to the server). The
 // rest (the path's other bytes, the query) stays as written. An URL that
 // is not absolute http(s) after that is an error.
 func NormalizeFeedURL(raw string) (string, error) {
@@ -42,6 +43,7 @@ func NormalizeFeedURL(raw string) (string, error) {
 	// text, so that the rest stays byte for byte (url.URL.String would
 	// re-escape it).
 	s, _, _ = strings.Cut(s, "#")
+	s = strings.TrimSpace(s) // "x #f" is "x", as "x" is
 	afterScheme := strings.Index(s, "://") + len("://")
 	rest := s[afterScheme:]
 	end := strings.IndexAny(rest, "/?")
@@ -62,6 +64,9 @@ func NormalizeFeedURL(raw string) (string, error) {
 	path, query := rest[end:], ""
 	if q := strings.IndexByte(path, '?'); q >= 0 {
 		path, query = path[:q], path[q:]
+	}
+	if path == "" {
+		path = "/"
 	}
 	return u.Scheme + "://" + userinfo + host + removeDotSegments(path) + query, nil
 }

@@ -64,6 +64,15 @@ func TestGoldenEmail(t *testing.T) {
 	goldenCheck(t, "email.eml", buildEmail(t, loadDigest(t, "digest-full"), "Digest <digest@example.org>", "https://example.org/digest/"))
 }
 
+// TestGoldenStoryEmail composes the email of a day on which one story
+// came from three feeds: shown once, "also in" the others, counted once
+// in the Subject (see render's TestGoldenStoryPage).
+func TestGoldenStoryEmail(t *testing.T) {
+	d := loadDigest(t, "digest-story")
+	d.Groups = render.MergeStories(d.Groups)
+	goldenCheck(t, "story.eml", buildEmail(t, d, "Digest <digest@example.org>", "https://example.org/digest/"))
+}
+
 func TestGoldenEmailEmptyDay(t *testing.T) {
 	goldenCheck(t, "email-empty.eml", buildEmail(t, loadDigest(t, "digest-empty"), "digest@example.org", ""))
 }

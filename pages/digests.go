@@ -487,7 +487,7 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 		}
 		g.Entries = append(g.Entries, e)
 	}
-	out.Groups = inUserOrder(u, byFeed)
+	out.Groups = render.MergeStories(inUserOrder(u, byFeed))
 	for _, n := range d.Notices {
 		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}

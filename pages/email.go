@@ -66,7 +66,7 @@ func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
 		return slices.Clone(g.Entries), nil
 	}
 	var entries []domain.Entry
-	for e, err := range g.Listed {
+	for e, err := range g.Shown() {
 		if err != nil {
 			return nil, err
 		}

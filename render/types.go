@@ -38,6 +38,11 @@ type FeedGroup struct {
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
+	// AlsoIn names, by entry ID, the other feeds that carry the story
+	// of one of Entries; Elsewhere holds the IDs of the feed's entries
+	// shown under another feed's as one story (see MergeStories).
+	AlsoIn    map[int64][]string
+	Elsewhere map[int64]bool
 }
 
 // Notice tells the reader once about a feed that changed for good.

@@ -141,7 +141,7 @@ type entryStream struct {
 }
 
 func (s *entryStream) entries(yield func(entryView) bool) {
-	for e, err := range s.group.Listed {
+	for e, err := range s.group.Shown() {
 		if err != nil {
 			if s.sink.err == nil {
 				s.sink.err = fmt.Errorf("render: entries of %s: %w", s.group.FeedURL, err)
@@ -195,6 +195,9 @@ type entryView struct {
 	// Enclosures are the files the entry carries (a podcast's audio),
 	// each a link that says what it is.
 	Enclosures []enclosureView
+	// AlsoIn names the other feeds that carry the same story: "Feed B,
+	// Feed C" (see MergeStories); "" for none.
+	AlsoIn string
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -411,6 +414,7 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		// The files' labels are ours (their kind, time and size), in
 		// English like the rest of the page: no lang of the feed's.
 		Enclosures: newEnclosureViews(e.Enclosures),
+		AlsoIn:     strings.Join(g.AlsoIn[e.ID], ", "),
 	}
 	when := e.Published
 	if when.IsZero() {
