@@ -108,7 +108,7 @@ func caseless(pattern string) string {
 func unwrapSyntax(err error) string {
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s: %q", se.Code, se.Expr)
+		return fmt.Sprintf("%s: %q", se.Code, strings.TrimPrefix(se.Expr, "(?i)"))
 	}
 	return err.Error()
 }
@@ -165,7 +165,17 @@ type Set struct {
 }
 
 // Empty says whether the set has no rules.
-func (s Set) Empty() bool { return len(s.Mute) == 0 && len(s.Keep) == 0 }
+func (s *Set) Empty() bool { return s == nil || len(s.Mute) == 0 && len(s.Keep) == 0 }
+
+// Equal says whether two sets have the same rules, as written; nil is
+// the empty set.
+func (s *Set) Equal(o *Set) bool {
+	if s == nil || o == nil {
+		return s.Empty() && o.Empty()
+	}
+	same := func(a, b Rule) bool { return a.Written == b.Written }
+	return slices.EqualFunc(s.Mute, o.Mute, same) && slices.EqualFunc(s.Keep, o.Keep, same)
+}
 
 // LeavesOut says whether the set leaves the entry out: it matches a mute
 // rule, or there are keep rules and it matches none.
@@ -181,4 +191,19 @@ func (s Set) LeavesOut(sub Subject) bool {
 // and one of the feed must both be met).
 func LeftOut(sub Subject, levels ...Set) bool {
 	return slices.ContainsFunc(levels, func(s Set) bool { return s.LeavesOut(sub) })
+}
+
+// String gives the set as written: "mute [...] keep [...]".
+func (s *Set) String() string {
+	if s.Empty() {
+		return ""
+	}
+	written := func(rs []Rule) []string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = r.Written
+		}
+		return out
+	}
+	return fmt.Sprintf("mute %q keep %q", written(s.Mute), written(s.Keep))
 }
