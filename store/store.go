@@ -167,9 +167,11 @@ type Store interface {
 	// already given, notices of feeds that went away or moved since then,
 	// and the user's feeds that could not be read since then (failing
 	// now, failed and read again since, gone or dead since), each with
-	// its problem and since when. ErrDigestExists when the user has a
+	// its problem and since when. sieve (nil: none) is the user's rules:
+	// the entries it leaves out are withheld for good and counted
+	// (domain.Digest.LeftOut). ErrDigestExists when the user has a
 	// digest for date.
-	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error)
+	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool, sieve Sieve) (domain.Digest, error)
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
 	// BeginSend records, before the SMTP conversation, that a send started.
