@@ -689,7 +689,7 @@ func (p *pass) digestOf(ctx context.Context, d domain.Digest, u config.User, fee
 		return render.Digest{}, err
 	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
-		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly}
+		Unsubscribe: p.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly, LeftOut: d.LeftOut}
 	intro, err := render.IntroHTML(p.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err
