@@ -234,21 +234,38 @@ func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries [
 
 // Judged reads entries as rules look at them (see store.DigestTx).
 func (r digestRows) Judged(ctx context.Context, ids []int64) ([]domain.Entry, error) {
-	rows, _ := r.tx.Query(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories,
+	return queryJudged(ctx, r.tx, "e.id = ANY($1::bigint[])", ids)
+}
+
+// RecentEntries lists the entries of feeds first seen since, as rules
+// look at them (see store.Reader).
+func (s *Store) RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error) {
+	return queryJudged(ctx, s.pool, "f.url = ANY($1::text[]) AND e.first_seen >= $2", feedURLs, since)
+}
+
+// queryJudged reads the entries where says, newest first, as rules
+// look at them: with their feed's URL, categories and texts.
+func queryJudged(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, where string, args ...any) ([]domain.Entry, error) {
+	rows, _ := q.Query(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories, e.published, e.first_seen,
 		COALESCE(t.content, ''), COALESCE(t.summary, '')
 		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
-		WHERE e.id = ANY($1::bigint[])`, ids)
+		WHERE `+where+` ORDER BY `+newestFirst, args...)
 	var out []domain.Entry
 	var e domain.Entry
 	var categories string
 	_, err := pgx.ForEachRow(rows, []any{&e.ID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &categories,
-		&e.Content, &e.Summary}, func() error {
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &e.Content, &e.Summary}, func() error {
 		entry := e
 		entry.Categories = store.DecodeCategories(categories)
 		out = append(out, entry)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("entries for rules: %w", err)
+	}
+	return out, nil
 }
 
 func (r digestRows) Withhold(ctx context.Context, user string, ids []int64) error {

@@ -258,20 +258,36 @@ func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries 
 // Judged reads entries as rules look at them (see store.DigestTx).
 func (r *digestRows) Judged(ctx context.Context, ids []int64) ([]domain.Entry, error) {
 	list, _ := json.Marshal(ids)
-	rows, err := r.tx.QueryContext(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories,
-		e.content, t.content_z, e.summary, t.summary_z, COALESCE(t.fragment_rules, 0), t.shown_z
-		FROM json_each(?) j JOIN entries e ON e.id = j.value JOIN feeds f ON f.id = e.feed_id
-		LEFT JOIN entry_texts t ON t.entry_id = e.id`, string(list))
+	return queryJudged(ctx, r.tx, "e.id IN (SELECT value FROM json_each(?))", string(list))
+}
+
+// RecentEntries lists the entries of feeds first seen since, as rules
+// look at them (see store.Reader).
+func (s *Store) RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error) {
+	list, _ := json.Marshal(feedURLs)
+	return queryJudged(ctx, s.db, "f.url IN (SELECT value FROM json_each(?)) AND e.first_seen >= ?", string(list), unix(since))
+}
+
+// queryJudged reads the entries where says, newest first, as rules
+// look at them: with their feed's URL, categories and texts.
+func queryJudged(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, where string, args ...any) ([]domain.Entry, error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories,
+		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z, COALESCE(t.fragment_rules, 0), t.shown_z
+		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE `+where+` ORDER BY `+newestFirst, args...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("entries for rules: %w", err)
 	}
 	defer rows.Close()
 	var out []domain.Entry
 	for rows.Next() {
 		var e domain.Entry
 		var categories string
+		var pub, seen int64
 		var contentZ, summaryZ, shownZ []byte
-		if err := rows.Scan(&e.ID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &categories,
+		if err := rows.Scan(&e.ID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &categories, &pub, &seen,
 			&e.Content, &contentZ, &e.Summary, &summaryZ, &e.Fragments.Rules, &shownZ); err != nil {
 			return nil, err
 		}
@@ -279,6 +295,7 @@ func (r *digestRows) Judged(ctx context.Context, ids []int64) ([]domain.Entry, e
 			return nil, err
 		}
 		e.Categories = store.DecodeCategories(categories)
+		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -97,6 +97,11 @@ type Reader interface {
 	// order. A page is written one feed at a time from it, so a large
 	// digest is never held whole.
 	DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error)
+	// RecentEntries lists the entries of the feeds (by URL) first seen at
+	// or after since, newest first, as rules look at them (see
+	// DigestTx.Judged): what `check` tries a user's rules on. Entries
+	// stored without their texts come with empty texts.
+	RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error)
 	// DigestIntact says whether every entry of a digest is still stored
 	// with its texts: whether its page, written again, shows what it
 	// showed. Old entries lose their texts (DropTexts) and then themselves

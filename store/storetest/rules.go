@@ -78,3 +78,44 @@ func testRulesLeaveEntriesOut(t *testing.T, newStore NewStore) {
 		t.Errorf("categories read back %q", cats)
 	}
 }
+
+// RecentEntries lists the entries of the feeds asked first seen since,
+// newest first, with categories and texts, and none of other feeds.
+func testRecentEntriesForRules(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	a, b, c := "https://a.example/feed", "https://b.example/feed", "https://c.example/feed"
+	feeds := subscribe(t, s, map[string][]string{"ada": {a, b}, "grace": {c}}, t0)
+	old := domain.Entry{Key: "id:old", Title: "Old", Content: "<p>old</p>"}
+	if _, err := savePoll(s, feeds[a], []domain.Entry{old}, t0); err != nil {
+		t.Fatal(err)
+	}
+	newer := domain.Entry{Key: "id:new", Title: "New", Author: "Kim", Content: "<p>fresh text</p>", Categories: []string{"Go"},
+		Published: t0.Add(40 * time.Hour)}
+	if _, err := savePoll(s, feeds[a], []domain.Entry{old, newer}, t0.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	saveAt := func(url, key string, at time.Time) {
+		if _, err := savePoll(s, feeds[url], []domain.Entry{{Key: key, Title: key, Summary: "s " + key}}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saveAt(b, "id:b", t0.Add(30*time.Hour))
+	saveAt(c, "id:c", t0.Add(48*time.Hour))
+	got, err := s.RecentEntries(ctx, []string{a, b}, t0.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range got {
+		keys = append(keys, e.Key)
+	}
+	if !slices.Equal(keys, []string{"id:new", "id:b"}) {
+		t.Fatalf("recent entries %q, want id:new then id:b (newest first, of the feeds asked, since)", keys)
+	}
+	if e := got[0]; e.FeedURL != a || e.Author != "Kim" || e.Content != "<p>fresh text</p>" || !slices.Equal(e.Categories, []string{"Go"}) {
+		t.Errorf("recent entry read as %+v", e)
+	}
+	if got[1].Summary != "s id:b" {
+		t.Errorf("summary read as %q", got[1].Summary)
+	}
+}

@@ -59,6 +59,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
 		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
 		{"RulesLeaveEntriesOut", testRulesLeaveEntriesOut},
+		{"RecentEntriesForRules", testRecentEntriesForRules},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
