@@ -25,7 +25,7 @@ func TestRulesThroughRunAndCheck(t *testing.T) {
 		`<item><guid>l2</guid><title>Borrowing</title><link>https://site.example/l2</link><category>Rust</category></item>`+
 		`<item><guid>l3</guid><title>Sponsored: Go course</title><link>https://site.example/l3</link><category>go</category></item>`))
 	dir := t.TempDir()
-	writeConfig(t, dir, `site_dir = "site"
+	config := `site_dir = "site"
 [fetch]
 allow_private_networks = true
 [email]
@@ -36,8 +36,9 @@ name = "ada"
 timezone = "UTC"
 email = "ada@example.org"
 mute = ["title:^sponsored"]
-feeds = ["`+ts.URL+`/blog.xml", { url = "`+ts.URL+`/lang.xml", keep = ["category:^go$"] }]
-`)
+feeds = ["` + ts.URL + `/blog.xml", { url = "` + ts.URL + `/lang.xml", keep = ["category:^go$"] }]
+`
+	writeConfig(t, dir, config)
 	if code, stdout, stderr := feeddigest(t, dir, nil, "check"); code != 0 || !strings.Contains(stdout, "after the first run, check shows what each rule would leave out") {
 		t.Errorf("check before the first run: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -86,5 +87,28 @@ feeds = ["`+ts.URL+`/blog.xml", { url = "`+ts.URL+`/lang.xml", keep = ["category
 		if !strings.Contains(stdout, want) {
 			t.Errorf("check lacks %q; exit %d, stdout:\n%s%s", want, code, stdout, stderr)
 		}
+	}
+
+	// The rules change: the next digest follows them, the one built
+	// keeps what it showed and its count.
+	writeConfig(t, dir, strings.Replace(config, `mute = ["title:^sponsored"]`, `mute = ["text:birds"]`, 1))
+	ts.Respond("/blog.xml", rss(`<item><guid>b3</guid><title>Sponsored: winter sale</title><link>https://site.example/b3</link><description>Coats.</description></item>`+
+		`<item><guid>b4</guid><title>More notes</title><link>https://site.example/b4</link><description>Birds again.</description></item>`))
+	next := now.Add(24 * time.Hour)
+	if code, stdout, stderr := feeddigest(t, dir, nil, "run", "-now", next.Format(time.RFC3339)); code != 0 {
+		t.Fatalf("second run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	later, err := os.ReadFile(filepath.Join(dir, "site", "ada", next.Format("2006-01-02")+".html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(later), "winter sale") || strings.Contains(string(later), "More notes") || !strings.Contains(string(later), "1 left out by your rules.") {
+		t.Errorf("the next digest does not follow the changed rule")
+	}
+	if page, err = os.ReadFile(filepath.Join(dir, "site", "ada", date+".html")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "3 left out by your rules.") || strings.Contains(string(page), "a sale") {
+		t.Errorf("the digest built before the change changed with it")
 	}
 }
