@@ -118,6 +118,7 @@ func writeSet(w io.Writer, set rules.Set, subjects []ruleSubject) {
 	for _, r := range set.Mute {
 		left := leftOutBy(subjects, func(s rules.Subject) bool { return r.Match(s) })
 		writeRuleLine(w, "mute "+quoteRule(r), left)
+		writeLinearNote(w, r)
 	}
 	if len(set.Keep) > 0 {
 		var written []string
@@ -127,6 +128,17 @@ func writeSet(w io.Writer, set rules.Set, subjects []ruleSubject) {
 		keep := rules.Set{Keep: set.Keep}
 		left := leftOutBy(subjects, keep.LeavesOut)
 		writeRuleLine(w, "keep "+strings.Join(written, ", "), left)
+		for _, r := range set.Keep {
+			writeLinearNote(w, r)
+		}
+	}
+}
+
+// writeLinearNote reassures about a rule that repeats a repeat ((a+)+$),
+// which would be slow with a backtracking engine, never with RE2.
+func writeLinearNote(w io.Writer, r rules.Rule) {
+	if r.NestedRepeat() {
+		fmt.Fprintf(w, "      %s repeats a repeat: safe, RE2 takes time linear in the text whatever the pattern\n", quoteRule(r))
 	}
 }
 

@@ -35,7 +35,7 @@ outbox = "outbox"
 name = "ada"
 timezone = "UTC"
 email = "ada@example.org"
-mute = ["title:^sponsored"]
+mute = ["title:^sponsored", "(x+)+y"]
 feeds = ["` + ts.URL + `/blog.xml", { url = "` + ts.URL + `/lang.xml", keep = ["category:^go$"] }]
 `
 	writeConfig(t, dir, config)
@@ -83,6 +83,8 @@ feeds = ["` + ts.URL + `/blog.xml", { url = "` + ts.URL + `/lang.xml", keep = ["
 		`"Sponsored: a sale"`,
 		"ada, feed " + ts.URL + "/lang.xml (3 entries)",
 		`keep "category:^go$": would leave out 1: "Borrowing"`,
+		`mute "(x+)+y": would leave out 0`,
+		`"(x+)+y" repeats a repeat: safe, RE2 takes time linear in the text`,
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("check lacks %q; exit %d, stdout:\n%s%s", want, code, stdout, stderr)
@@ -91,7 +93,7 @@ feeds = ["` + ts.URL + `/blog.xml", { url = "` + ts.URL + `/lang.xml", keep = ["
 
 	// The rules change: the next digest follows them, the one built
 	// keeps what it showed and its count.
-	writeConfig(t, dir, strings.Replace(config, `mute = ["title:^sponsored"]`, `mute = ["text:birds"]`, 1))
+	writeConfig(t, dir, strings.Replace(config, `mute = ["title:^sponsored", "(x+)+y"]`, `mute = ["text:birds"]`, 1))
 	ts.Respond("/blog.xml", rss(`<item><guid>b3</guid><title>Sponsored: winter sale</title><link>https://site.example/b3</link><description>Coats.</description></item>`+
 		`<item><guid>b4</guid><title>More notes</title><link>https://site.example/b4</link><description>Birds again.</description></item>`))
 	next := now.Add(24 * time.Hour)

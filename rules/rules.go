@@ -207,3 +207,28 @@ func (s *Set) String() string {
 	}
 	return fmt.Sprintf("mute %q keep %q", written(s.Mute), written(s.Keep))
 }
+
+// NestedRepeat says whether the pattern repeats a repeat, as in (a+)+$:
+// the shape that makes backtracking engines take exponential time. RE2
+// runs in time linear in the text whatever the shape, so such a rule is
+// safe; check says so, lest a reader who knows the danger worry.
+func (r Rule) NestedRepeat() bool {
+	re, err := syntax.Parse(r.re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	return repeatsRepeat(re, false)
+}
+
+func repeatsRepeat(re *syntax.Regexp, inRepeat bool) bool {
+	repeat := re.Op == syntax.OpStar || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && (re.Max == -1 || re.Max > 1)
+	if repeat && inRepeat {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if repeatsRepeat(sub, inRepeat || repeat) {
+			return true
+		}
+	}
+	return false
+}

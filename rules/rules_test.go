@@ -156,3 +156,15 @@ func FuzzParse(f *testing.F) {
 		_ = r.MatchesEverything()
 	})
 }
+
+func TestNestedRepeat(t *testing.T) {
+	for rule, want := range map[string]bool{"(a+)+$": true, "(x*)*": true, "(ab{2,})*c": true, "title:a+b*": false, "sponsored": false, "(a|b)+": false} {
+		r, err := Parse(rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.NestedRepeat(); got != want {
+			t.Errorf("%q NestedRepeat = %v, want %v", rule, got, want)
+		}
+	}
+}
