@@ -20,8 +20,9 @@ import (
 
 // checkCmd validates a configuration and polls each of its feeds once,
 // the way `run` would poll a feed it has never seen, and says what it
-// found. It opens no state file and writes nothing, so it is safe to try
-// before the first run or beside a running one.
+// found; with rules, it says what each would leave out of the stored
+// entries. It opens the state only to read it and writes nothing, so it
+// is safe to try before the first run or beside a running one.
 func checkCmd(ctx context.Context, inv *invocation) error {
 	cfg, err := inv.loadConfigWarn()
 	if err != nil {
@@ -30,6 +31,7 @@ func checkCmd(ctx context.Context, inv *invocation) error {
 	now, stdout := time.Now(), inv.stdout
 	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", cfg.Path,
 		english.Count(len(cfg.Users), "user"), english.Count(len(cfg.AllFeeds()), "feed"))
+	writeRuleReport(ctx, stdout, cfg, now)
 	checks := checkFeeds(ctx, cfg, now)
 	failed := 0
 	for _, c := range checks {

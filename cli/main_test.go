@@ -149,6 +149,9 @@ func TestDemo(t *testing.T) {
 		{"site/ada/2026-11-21.html", "/missing.xml</strong>: not found (404)"},
 		// One story from two feeds: shown once, under the first of them.
 		{"site/ada/2026-11-22.html", `Also in: <span dir="auto">Good Links</span>`},
+		// Grace mutes the blog's repair posts: her first digest counts it.
+		{"site/grace/2026-11-20.html", "1 left out by your rules."},
+		{"outbox/grace-2026-11-20.eml", "1 left out by your rules."},
 		// Kenji is weekly: his first digest is named by its week, from the Monday before.
 		{"site/kenji/2026-11-16.html", "Digest for the week of Monday 16 November 2026"},
 	} {

@@ -98,6 +98,8 @@ type (
 		DigestDay  value[string] `toml:"digest_day"`
 		Intro      value[string] `toml:"intro"`
 		Feeds      value[any]    `toml:"feeds"` // URLs and tables, checked by hand
+		Mute       value[any]    `toml:"mute"`  // rules, checked by hand
+		Keep       value[any]    `toml:"keep"`
 	}
 )
 
@@ -109,7 +111,7 @@ var (
 	fetchKeys = keysOf(fetchTable{})
 	emailKeys = keysOf(emailTable{})
 	userKeys  = keysOf(userTable{})
-	feedKeys  = []string{"url", "title", "folder"}
+	feedKeys  = []string{"url", "title", "folder", "mute", "keep"}
 	tables    = map[string][]string{"": topKeys, "fetch": fetchKeys, "email": emailKeys, "users": userKeys, "users.feeds": feedKeys}
 )
 
@@ -790,6 +792,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	p.rhythm(base, who, t, &u)
 	u.Intro, _ = get(p, t.Intro, base+".intro")
 	u.Feeds = p.feeds(base, who, t.Feeds.raw)
+	u.Rules = p.rules(base, who, t.Mute.raw, t.Keep.raw)
 	if len(u.Feeds) == 0 && ok {
 		at := base + ".feeds"
 		if t.Feeds.raw == nil {
@@ -885,8 +888,12 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 		case k < 0:
 			subs = append(subs, s)
 			written, index = append(written, raw), append(index, j)
-		case s != subs[k] && (s.Title != "" || s.Folder != ""):
-			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored", who, j, s.URL)
+		case (s.Title != subs[k].Title || s.Folder != subs[k].Folder) && (s.Title != "" || s.Folder != "") || s.Rules != nil:
+			also := ""
+			if s.Rules != nil {
+				also = ", and so are its rules"
+			}
+			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored%s", who, j, s.URL, also)
 		case raw != written[k]:
 			// The same feed written another way ("HTTP://host/x",
 			// "http://host/x#top"): polled and shown once, but the
@@ -937,6 +944,11 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 		url := text("url")
 		if ok {
 			s.URL, ok = p.feedURL(at+".url", what, url)
+		}
+		if ok {
+			if set := p.rules(at, fmt.Sprintf("%s (%s)", what, s.URL), v["mute"], v["keep"]); !set.Empty() {
+				s.Rules = &set
+			}
 		}
 	default:
 		p.errorf(at, "%s: want a URL string or { url = \"...\", title = \"...\", folder = \"...\" }, got %s", what, tomlType(item))

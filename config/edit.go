@@ -161,11 +161,16 @@ func verifyEdit(before *Config, edited []byte, path string, idx int, added []Sub
 		if i == idx {
 			want = append(slices.Clone(want), added...)
 		}
-		if after.Users[i].Name != u.Name || !slices.Equal(after.Users[i].Feeds, want) {
+		if after.Users[i].Name != u.Name || !slices.EqualFunc(after.Users[i].Feeds, want, sameSubscription) {
 			return errLayout
 		}
 	}
 	return nil
+}
+
+// sameSubscription says whether two subscriptions are written alike.
+func sameSubscription(a, b Subscription) bool {
+	return a.URL == b.URL && a.Title == b.Title && a.Folder == b.Folder && a.Rules.Equal(b.Rules)
 }
 
 // edit is one insertion or replacement in the source.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"feeddigest/rules"
 )
 
 // Config is a loaded, validated configuration. Paths are absolute,
@@ -120,6 +122,7 @@ type User struct {
 	DigestDay  time.Weekday   // key "digest_day", a weekly user's day; default Monday
 	Intro      string         // optional per-user Markdown (key "intro")
 	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
+	Rules      rules.Set      // keys "mute" and "keep": the user's rules, for every feed of theirs
 }
 
 // Rhythm is the key users.every: how often a user gets a digest.
@@ -142,6 +145,10 @@ type Subscription struct {
 	URL    string // absolute http(s) URL, as written
 	Title  string // replaces the feed's own name in digests; "" when unset
 	Folder string // groups feeds under a heading; "" when unset
+	// Rules are the keys "mute" and "keep" of the table: the feed's
+	// rules, for every subscriber who writes them; nil when none (a
+	// pointer keeps Subscription comparable).
+	Rules *rules.Set
 }
 
 // FeedURLs returns the URLs of the user's feeds, in config order.

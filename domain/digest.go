@@ -12,6 +12,7 @@ type Digest struct {
 	Notices    []Notice
 	Problems   []Problem // the user's feeds that could not be read since the previous digest
 	EntryCount int
+	LeftOut    int // entries the user's rules left out (not in EntryCount)
 	RenderedAt time.Time
 	SendWanted bool
 	SentAt     time.Time

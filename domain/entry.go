@@ -5,16 +5,19 @@ import "time"
 // Entry is one feed entry: as parsed from a body (Key to Enclosures), and
 // as stored (with its ID, its feed, and when it was first seen).
 type Entry struct {
-	ID        int64
-	FeedID    int64
-	FeedURL   string
-	Key       string // identity within the feed: "id:<guid>", else "link:<url>", else "hash:<sha256 of title and content>"
-	Title     string // may be empty: pages derive a display title
-	Link      string // the entry's own URL, absolute when parsed
-	Content   string // raw HTML from the feed (full content), unsanitised
-	Summary   string // raw HTML/text summary, unsanitised; shown when Content is empty
-	Author    string
-	Published time.Time // zero when the feed gave no usable date
+	ID      int64
+	FeedID  int64
+	FeedURL string
+	Key     string // identity within the feed: "id:<guid>", else "link:<url>", else "hash:<sha256 of title and content>"
+	Title   string // may be empty: pages derive a display title
+	Link    string // the entry's own URL, absolute when parsed
+	Content string // raw HTML from the feed (full content), unsanitised
+	Summary string // raw HTML/text summary, unsanitised; shown when Content is empty
+	Author  string
+	// Categories are the entry's tags as the feed gives them, bounded
+	// in number and length when parsed; rules match them.
+	Categories []string
+	Published  time.Time // zero when the feed gave no usable date
 	// Enclosures are the files the entry carries: a podcast episode's
 	// audio, a video. Bounded in number and size when parsed.
 	Enclosures []Enclosure

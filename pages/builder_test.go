@@ -60,7 +60,7 @@ func stateWithDigests(t *testing.T, feedURL string, days ...string) store.Store 
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.BuildDigest(ctx, "ada", day, built.Add(5*time.Minute), false); err != nil {
+		if _, err := st.BuildDigest(ctx, "ada", day, built.Add(5*time.Minute), false, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

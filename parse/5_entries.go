@@ -65,10 +65,37 @@ func convert(f *gofeed.Feed, base *url.URL) *Feed {
 		case it.UpdatedParsed != nil:
 			e.Published = it.UpdatedParsed.UTC()
 		}
+		e.Categories = categories(it.Categories)
 		e.Key = EntryKey(strings.TrimSpace(it.GUID), e.Link, e.Title, e.Content)
 		out.Entries = append(out.Entries, e)
 	}
 	out.Entries = keepNewest(out.Entries, MaxEntries)
+	return out
+}
+
+// Bounds of an entry's categories: rules match them, a feed may stuff
+// them.
+const (
+	MaxCategories   = 20
+	MaxCategoryText = 100 // bytes, cut at a character boundary
+)
+
+// categories are an item's categories, trimmed, each once, bounded in
+// number and length; nil when none.
+func categories(in []string) []string {
+	var out []string
+	for _, c := range in {
+		c = strings.Join(strings.Fields(c), " ")
+		if len(c) > MaxCategoryText {
+			c = strings.ToValidUTF8(c[:MaxCategoryText], "")
+		}
+		if c == "" || slices.Contains(out, c) {
+			continue
+		}
+		if out = append(out, c); len(out) == MaxCategories {
+			break
+		}
+	}
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"feeddigest/domain"
 )
@@ -174,5 +175,42 @@ func TestParseKeepsMaxEntries(t *testing.T) {
 	}
 	if len(f.Entries) != MaxEntries || f.Entries[0].Key != "id:500" {
 		t.Errorf("kept %d entries from %s, want %d from id:500", len(f.Entries), f.Entries[0].Key, MaxEntries)
+	}
+}
+
+// Categories are kept for rules: RSS <category>, Atom category terms,
+// trimmed, each once, bounded in number and length.
+func TestEntryCategories(t *testing.T) {
+	many := strings.Repeat("<category>spam</category>", 3)
+	for i := range 30 {
+		many += fmt.Sprintf("<category>c%d</category>", i)
+	}
+	long := strings.Repeat("é", 200)
+	for _, tt := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"rss", `<rss version="2.0"><channel><title>t</title><item><title>x</title><category> Go </category><category>Science  News</category></item></channel></rss>`, []string{"Go", "Science News"}},
+		{"atom", `<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><id>1</id><title>x</title><category term="golang"/></entry></feed>`, []string{"golang"}},
+		{"none", `<rss version="2.0"><channel><title>t</title><item><title>x</title></item></channel></rss>`, nil},
+		{"stuffed", `<rss version="2.0"><channel><title>t</title><item><title>x</title>` + many + `<category>` + long + `</category></item></channel></rss>`, nil},
+	} {
+		f, err := readFeedAt([]byte(tt.body), "", "https://feeds.example/feed")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := f.Entries[0].Categories
+		if tt.name == "stuffed" {
+			if len(got) != MaxCategories || got[0] != "spam" || got[1] != "c0" {
+				t.Errorf("stuffed: %d categories %q, want %d, each once", len(got), got, MaxCategories)
+			}
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: categories %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := categories([]string{strings.Repeat("é", 200)}); len(got[0]) > MaxCategoryText || !utf8.ValidString(got[0]) {
+		t.Errorf("long category kept as %d bytes, valid %v", len(got[0]), utf8.ValidString(got[0]))
 	}
 }

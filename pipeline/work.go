@@ -10,9 +10,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
+	"feeddigest/rules"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -378,6 +380,27 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	return w.savePoll(ctx, polled{feed: f, why: why, res: res, claim: &work, marked: marked})
 }
 
+// sieveOf is the user's rules and those of each feed of theirs, as a
+// digest applies them; nil when there are none.
+func sieveOf(u *config.User) store.Sieve {
+	byFeed := map[string]*rules.Set{}
+	for _, f := range u.Feeds {
+		if !f.Rules.Empty() {
+			byFeed[f.URL] = f.Rules
+		}
+	}
+	if u.Rules.Empty() && len(byFeed) == 0 {
+		return nil
+	}
+	return func(e domain.Entry) bool {
+		levels := []rules.Set{u.Rules}
+		if f := byFeed[e.FeedURL]; f != nil {
+			levels = append(levels, *f)
+		}
+		return rules.LeftOut(rules.SubjectOf(e), levels...)
+	}
+}
+
 // digest builds a claimed digest (unless a run that died built it), then
 // writes its pages and mails it, with the user's other digests that wait.
 func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
@@ -387,7 +410,7 @@ func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
 		return nil // not in this run's config: left for the pass's end to skip too
 	}
 	wantSend := u.Email != "" && p.cfg.Email.SMTP != nil
-	built, err := p.st.BuildDigest(ctx, key.User, key.Date, p.opts.Now, wantSend)
+	built, err := p.st.BuildDigest(ctx, key.User, key.Date, p.opts.Now, wantSend, sieveOf(u))
 	switch {
 	case errors.Is(err, store.ErrDigestExists):
 		// Built by a run that died, or by an overlapping pass.

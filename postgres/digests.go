@@ -13,14 +13,14 @@ import (
 )
 
 const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
-	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
+	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out"
 
 func scanDigest(row pgx.Row) (domain.Digest, error) {
 	var d domain.Digest
 	var notices, problems []byte
 	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
 		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, &d.SendAttempts, timeOf{&d.SendFailedAt},
-		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems); err != nil {
+		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems, &d.LeftOut); err != nil {
 		return d, err
 	}
 	return d, store.DecodeNotes(&d, notices, problems)
@@ -120,7 +120,7 @@ func (s *Store) SkipSend(ctx context.Context, user, date string) error {
 
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: store.BuildDigest decides over the rows digestRows reads.
-func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool, sieve store.Sieve) (domain.Digest, error) {
 	var d domain.Digest
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The user's row lock: one build of the user's digests at a time,
@@ -129,7 +129,7 @@ func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Tim
 			return err
 		}
 		var err error
-		d, err = store.BuildDigest(ctx, digestRows{tx}, user, date, now.UTC().Truncate(time.Second), sendWanted)
+		d, err = store.BuildDigest(ctx, digestRows{tx}, user, date, now.UTC().Truncate(time.Second), sendWanted, sieve)
 		return err
 	})
 	if err != nil {
@@ -219,9 +219,9 @@ func (r digestRows) Introduced(ctx context.Context, user string, feedID int64, n
 
 func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
 	notices, problems := store.EncodeNotes(d)
-	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
-		d.SendWanted, problems); err != nil {
+	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems, left_out)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
+		d.SendWanted, problems, d.LeftOut); err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, d.User, d.Date)
 		}
@@ -229,6 +229,48 @@ func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries [
 	}
 	_, err := r.tx.Exec(ctx, `INSERT INTO digest_entries (user_name, date, entry_id)
 		SELECT $1, $2, unnest($3::bigint[])`, d.User, d.Date, entries)
+	return err
+}
+
+// Judged reads entries as rules look at them (see store.DigestTx).
+func (r digestRows) Judged(ctx context.Context, ids []int64) ([]domain.Entry, error) {
+	return queryJudged(ctx, r.tx, "e.id = ANY($1::bigint[])", ids)
+}
+
+// RecentEntries lists the entries of feeds first seen since, as rules
+// look at them (see store.Reader).
+func (s *Store) RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error) {
+	return queryJudged(ctx, s.pool, "f.url = ANY($1::text[]) AND e.first_seen >= $2", feedURLs, since)
+}
+
+// queryJudged reads the entries where says, newest first, as rules
+// look at them: with their feed's URL, categories and texts.
+func queryJudged(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, where string, args ...any) ([]domain.Entry, error) {
+	rows, _ := q.Query(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories, e.published, e.first_seen,
+		COALESCE(t.content, ''), COALESCE(t.summary, '')
+		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE `+where+` ORDER BY `+newestFirst, args...)
+	var out []domain.Entry
+	var e domain.Entry
+	var categories string
+	_, err := pgx.ForEachRow(rows, []any{&e.ID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &categories,
+		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &e.Content, &e.Summary}, func() error {
+		entry := e
+		entry.Categories = store.DecodeCategories(categories)
+		out = append(out, entry)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("entries for rules: %w", err)
+	}
+	return out, nil
+}
+
+func (r digestRows) Withhold(ctx context.Context, user string, ids []int64) error {
+	_, err := r.tx.Exec(ctx, `INSERT INTO withheld_entries (user_name, entry_id) SELECT $1, unnest($2::bigint[])
+		ON CONFLICT DO NOTHING`, user, ids)
 	return err
 }
 

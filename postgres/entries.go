@@ -56,12 +56,14 @@ func (t *pollTx) batch() *pgx.Batch {
 // left as it is: an update would write a new version of its rows and
 // their indexes for nothing, which the server must later vacuum.
 const upsertEntry = `WITH e AS (
-		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures, overflow)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $17)
+		INSERT INTO entries (feed_id, key, title, link, author, published, first_seen, enclosures, overflow, categories)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $17, $18)
 		ON CONFLICT (feed_id, key) DO UPDATE SET title = EXCLUDED.title, link = EXCLUDED.link,
-			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures
-		WHERE (entries.title, entries.link, entries.author, entries.published, entries.enclosures)
-			IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.link, EXCLUDED.author, EXCLUDED.published, EXCLUDED.enclosures)
+			author = EXCLUDED.author, published = EXCLUDED.published, enclosures = EXCLUDED.enclosures,
+			categories = EXCLUDED.categories
+		WHERE (entries.title, entries.link, entries.author, entries.published, entries.enclosures, entries.categories)
+			IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.link, EXCLUDED.author, EXCLUDED.published, EXCLUDED.enclosures,
+				EXCLUDED.categories)
 		RETURNING id, xmax = 0 AS inserted, overflow
 	), known AS (
 		SELECT id, overflow FROM entries WHERE feed_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM e)
@@ -135,7 +137,7 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 		}
 		f := e.Fragments
 		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary,
-			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, bare[i]).
+			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, bare[i], store.EncodeCategories(e.Categories)).
 			QueryRow(func(row pgx.Row) error {
 				var inserted bool
 				if err := row.Scan(&inserted); err != nil {

@@ -94,26 +94,26 @@ func loadEntries(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE entries_in (id bigint, feed_id bigint, key text, title text,
 		link text, author text, published timestamptz, first_seen timestamptz, enclosures jsonb, content text,
 		summary text, fragment_rules integer, shown_title text, shown_html text, shown_excerpt text,
-		shown_links text[], shown_whole boolean) ON COMMIT DROP`); err != nil {
+		shown_links text[], shown_whole boolean, categories text) ON COMMIT DROP`); err != nil {
 		return err
 	}
 	var encodeErr error
 	var err error
 	n.Entries, err = copyRows(ctx, tx, "entries_in",
 		[]string{"id", "feed_id", "key", "title", "link", "author", "published", "first_seen", "enclosures", "content",
-			"summary", "fragment_rules", "shown_title", "shown_html", "shown_excerpt", "shown_links", "shown_whole"},
+			"summary", "fragment_rules", "shown_title", "shown_html", "shown_excerpt", "shown_links", "shown_whole", "categories"},
 		src.DumpEntries(ctx), func(e domain.Entry) []any {
 			enclosures, err := encodeEnclosures(e.Enclosures)
 			encodeErr = errors.Join(encodeErr, err)
 			f := e.Fragments
 			return []any{e.ID, e.FeedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(e.FirstSeen), enclosures,
-				e.Content, e.Summary, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole}
+				e.Content, e.Summary, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, store.EncodeCategories(e.Categories)}
 		})
 	if err = errors.Join(err, encodeErr); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO entries (id, feed_id, key, title, link, author, published, first_seen, enclosures)
-		OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published, first_seen, enclosures
+	if _, err := tx.Exec(ctx, `INSERT INTO entries (id, feed_id, key, title, link, author, published, first_seen, enclosures, categories)
+		OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published, first_seen, enclosures, categories
 		FROM entries_in`); err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func loadDigests(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 	}
 	columns := []string{"user_name", "date", "since", "built_at", "notices", "entry_count", "rendered_at", "send_wanted",
 		"sent_at", "send_error", "send_started", "send_attempts", "send_failed_at", "send_permanent", "send_given_up",
-		"send_given_up_why", "problems"}
+		"send_given_up_why", "problems", "left_out"}
 	n.Digests, err = copyRows(ctx, tx, "digests", columns, each(digests), func(d domain.Digest) []any {
 		notices := d.Notices
 		if notices == nil {
@@ -147,7 +147,7 @@ func loadDigests(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 		problemsText, _ := json.Marshal(problems)
 		return []any{d.User, d.Date, at(d.Since), at(d.BuiltAt), string(text), d.EntryCount, at(d.RenderedAt), d.SendWanted,
 			at(d.SentAt), d.SendError, at(d.SendStarted), d.SendAttempts, at(d.SendFailedAt), d.SendPermanent,
-			at(d.SendGivenUp), d.SendGivenUpWhy, string(problemsText)}
+			at(d.SendGivenUp), d.SendGivenUpWhy, string(problemsText), d.LeftOut}
 	})
 	return err
 }

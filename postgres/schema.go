@@ -235,6 +235,11 @@ var migrations = []string{
 	// 9 (SQLite's 15): how many reads of a feed in a row a poll mark has
 	// seen cut short (see store.Attempt.Reads).
 	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
+	// 10 (SQLite's 16): rules (package rules): an entry's categories,
+	// one a line ('' for none), and how many entries a digest's rules
+	// left out.
+	`ALTER TABLE entries ADD COLUMN categories text NOT NULL DEFAULT '';
+	ALTER TABLE digests ADD COLUMN left_out integer NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated database has.

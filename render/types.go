@@ -77,6 +77,9 @@ type Digest struct {
 	Notices   []Notice
 	// Problems are the feeds that could not be read, in the user's order.
 	Problems []Problem
+	// LeftOut is how many entries the user's rules left out (shown as
+	// one quiet line, never in the counts).
+	LeftOut int
 	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
 	// just before and after this one, "" when there is none: the page
 	// links them.

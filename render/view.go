@@ -49,6 +49,7 @@ type digestView struct {
 	Notices           []noticeView
 	Problems          []problemView
 	ProblemCount      string // "2 feeds"
+	LeftOut           string // "4 left out by your rules"; "" when rules left none out
 	Groups            []groupView
 	Links             []HostCount
 	Count             int    // entries in the digest, listed or not
@@ -264,6 +265,9 @@ func newDigestView(d Digest) (*digestView, error) {
 		v.Links = d.Links
 	}
 	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
+	if d.LeftOut > 0 {
+		v.LeftOut = fmt.Sprintf("%d left out by your rules", d.LeftOut)
+	}
 	return v, nil
 }
 

@@ -54,7 +54,7 @@ func TestMigrationWithholdsAnExistingBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

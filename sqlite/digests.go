@@ -12,7 +12,7 @@ import (
 )
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
-	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems"
+	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out"
 
 func scanDigest(row scanner) (domain.Digest, error) {
 	var d domain.Digest
@@ -20,7 +20,7 @@ func scanDigest(row scanner) (domain.Digest, error) {
 	var wanted, permanent int
 	var notices, problems string
 	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
-		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems); err != nil {
+		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems, &d.LeftOut); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
@@ -121,13 +121,13 @@ func (s *Store) SkipSend(ctx context.Context, user, date string) error {
 
 // BuildDigest records the digest of user for date, built at now, in one
 // transaction: store.BuildDigest decides over the rows digestRows reads.
-func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+func (s *Store) BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool, sieve store.Sieve) (domain.Digest, error) {
 	var d domain.Digest
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		rows := &digestRows{txStatements{tx: tx}}
 		defer rows.close()
 		var err error
-		d, err = store.BuildDigest(ctx, rows, user, date, now, sendWanted)
+		d, err = store.BuildDigest(ctx, rows, user, date, now, sendWanted, sieve)
 		return err
 	})
 	if err != nil {
@@ -239,9 +239,9 @@ func (r *digestRows) Introduced(ctx context.Context, user string, feedID int64, 
 
 func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
 	notices, problems := store.EncodeNotes(d)
-	if _, err := r.tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), notices, d.EntryCount,
-		boolInt(d.SendWanted), problems); err != nil {
+	if _, err := r.tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems, left_out)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), notices, d.EntryCount,
+		boolInt(d.SendWanted), problems, d.LeftOut); err != nil {
 		return err
 	}
 	if len(entries) == 0 {
@@ -252,6 +252,58 @@ func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries 
 	list, _ := json.Marshal(entries)
 	_, err := r.tx.ExecContext(ctx, "INSERT INTO digest_entries (user, date, entry_id) SELECT ?, ?, value FROM json_each(?)",
 		d.User, d.Date, string(list))
+	return err
+}
+
+// Judged reads entries as rules look at them (see store.DigestTx).
+func (r *digestRows) Judged(ctx context.Context, ids []int64) ([]domain.Entry, error) {
+	list, _ := json.Marshal(ids)
+	return queryJudged(ctx, r.tx, "e.id IN (SELECT value FROM json_each(?))", string(list))
+}
+
+// RecentEntries lists the entries of feeds first seen since, as rules
+// look at them (see store.Reader).
+func (s *Store) RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error) {
+	list, _ := json.Marshal(feedURLs)
+	return queryJudged(ctx, s.db, "f.url IN (SELECT value FROM json_each(?)) AND e.first_seen >= ?", string(list), unix(since))
+}
+
+// queryJudged reads the entries where says, newest first, as rules
+// look at them: with their feed's URL, categories and texts.
+func queryJudged(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, where string, args ...any) ([]domain.Entry, error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.id, f.url, e.key, e.title, e.link, e.author, e.categories,
+		e.published, e.first_seen, e.content, t.content_z, e.summary, t.summary_z, COALESCE(t.fragment_rules, 0), t.shown_z
+		FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id
+		WHERE `+where+` ORDER BY `+newestFirst, args...)
+	if err != nil {
+		return nil, fmt.Errorf("entries for rules: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.Entry
+	for rows.Next() {
+		var e domain.Entry
+		var categories string
+		var pub, seen int64
+		var contentZ, summaryZ, shownZ []byte
+		if err := rows.Scan(&e.ID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author, &categories, &pub, &seen,
+			&e.Content, &contentZ, &e.Summary, &summaryZ, &e.Fragments.Rules, &shownZ); err != nil {
+			return nil, err
+		}
+		if err := readTexts(&e, contentZ, summaryZ, shownZ, true); err != nil {
+			return nil, err
+		}
+		e.Categories = store.DecodeCategories(categories)
+		e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (r *digestRows) Withhold(ctx context.Context, user string, ids []int64) error {
+	list, _ := json.Marshal(ids)
+	_, err := r.exec(ctx, "INSERT OR IGNORE INTO withheld_entries (user, entry_id) SELECT ?, value FROM json_each(?)", user, string(list))
 	return err
 }
 

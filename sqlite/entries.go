@@ -241,10 +241,10 @@ func (t *pollTx) Rollback() error {
 
 // The statements of a poll's save (see Store.hot).
 const (
-	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen, overflow)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
+	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen, overflow, categories)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
 	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
-		enclosures = ?, content = '', summary = '' WHERE feed_id = ? AND key = ? RETURNING id, overflow`
+		enclosures = ?, content = '', summary = '', categories = ? WHERE feed_id = ? AND key = ? RETURNING id, overflow`
 	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
 		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
 	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
@@ -267,10 +267,12 @@ func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e dom
 	}
 	var id int64
 	isNew := true
-	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now), boolInt(bare)).Scan(&id)
+	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now), boolInt(bare),
+		store.EncodeCategories(e.Categories)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		isNew = false
-		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures, feedID, e.Key).Scan(&id, &bare)
+		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures,
+			store.EncodeCategories(e.Categories), feedID, e.Key).Scan(&id, &bare)
 	}
 	if err != nil || bare {
 		return isNew, err

@@ -203,6 +203,11 @@ var migrations = []string{
 	// is read again, and only a second cut short in a row is the feed's
 	// fault.
 	`ALTER TABLE poll_attempts ADD COLUMN reads INTEGER NOT NULL DEFAULT 1;`,
+	// 16: rules (package rules): an entry's categories, one a line ('' for
+	// none, which is what older rows have, until their feed is read
+	// again), and how many entries a digest's rules left out.
+	`ALTER TABLE entries ADD COLUMN categories TEXT NOT NULL DEFAULT '';
+	ALTER TABLE digests ADD COLUMN left_out INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -187,7 +187,7 @@ func TestPruneTakesTheDigestLinks(t *testing.T) {
 	s, _ := openTemp(t)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	save(t, s, f, t0, "id:old")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
@@ -218,7 +218,7 @@ func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	if stored == 0 || stored > len(long)/4 {
 		t.Errorf("stored %d bytes for %d of text", stored, len(long))
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]domain.Entry{}

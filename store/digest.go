@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"feeddigest/domain"
@@ -40,9 +41,22 @@ type DigestTx interface {
 	// Introduced records that the feed was introduced to user at now,
 	// and withholds the entries withheld from user for good.
 	Introduced(ctx context.Context, user string, feedID int64, now time.Time, withheld []int64) error
-	// InsertDigest writes the digest built and which entries it has.
+	// InsertDigest writes the digest built and which entries it has
+	// (and d.LeftOut, how many the user's rules left out).
 	InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error
+	// Judged reads the entries of ids as rules look at them: FeedURL,
+	// title, link, author, categories, and the texts (content and
+	// summary; empty for an entry stored without them), in any order.
+	Judged(ctx context.Context, ids []int64) ([]domain.Entry, error)
+	// Withhold withholds entries from user for good (rules left them
+	// out): no later digest offers them.
+	Withhold(ctx context.Context, user string, ids []int64) error
 }
+
+// Sieve says whether a user's rules leave an entry out of their digest
+// (see package rules); it sees the entry as DigestTx.Judged reads it.
+// nil: the user has no rules.
+type Sieve func(e domain.Entry) bool
 
 // Subscribed is a user's subscription as a digest reads it: the feed's
 // record, when the user subscribed and when a digest introduced the
@@ -68,7 +82,11 @@ type Offered struct {
 // that changed for good (Notices) and the feeds that could not be read
 // (Problems) since then. ErrDigestExists when the user has a digest for
 // date.
-func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.Time, sendWanted bool) (domain.Digest, error) {
+//
+// sieve, when not nil, leaves entries out by the user's rules as they
+// stand at now: those are withheld for good and counted (LeftOut), so a
+// changed rule changes the next digest, never one built.
+func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.Time, sendWanted bool, sieve Sieve) (domain.Digest, error) {
 	exists, err := tx.DigestExists(ctx, user, date)
 	if err != nil {
 		return domain.Digest{}, err
@@ -88,12 +106,47 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	if err != nil {
 		return domain.Digest{}, err
 	}
+	ids, leftOut, err := sift(ctx, tx, user, ids, sieve)
+	if err != nil {
+		return domain.Digest{}, err
+	}
 	d := domain.Digest{User: user, Date: date, Since: since, BuiltAt: now, SendWanted: sendWanted,
-		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids)}
+		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids), LeftOut: len(leftOut)}
 	if err := tx.InsertDigest(ctx, d, ids); err != nil {
 		return domain.Digest{}, err
 	}
 	return d, nil
+}
+
+// sift splits a digest's entries into those kept, in their order, and
+// those sieve leaves out, which are withheld from user.
+func sift(ctx context.Context, tx DigestTx, user string, ids []int64, sieve Sieve) (kept, leftOut []int64, err error) {
+	if sieve == nil || len(ids) == 0 {
+		return ids, nil, nil
+	}
+	entries, err := tx.Judged(ctx, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read entries for rules: %w", err)
+	}
+	out := map[int64]bool{}
+	for _, e := range entries {
+		if sieve(e) {
+			out[e.ID] = true
+		}
+	}
+	for _, id := range ids {
+		if out[id] {
+			leftOut = append(leftOut, id)
+		} else {
+			kept = append(kept, id)
+		}
+	}
+	if len(leftOut) > 0 {
+		if err := tx.Withhold(ctx, user, leftOut); err != nil {
+			return nil, nil, fmt.Errorf("withhold entries rules left out: %w", err)
+		}
+	}
+	return kept, leftOut, nil
 }
 
 // digestEntries chooses the entries of user's digest built at now, whose
@@ -321,4 +374,17 @@ func DecodeNotes(d *domain.Digest, notices, problems []byte) error {
 		return fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
 	}
 	return nil
+}
+
+// EncodeCategories is the stored form of an entry's categories, as both
+// back ends keep them: one a line ("" for none; parse leaves no line
+// breaks in a category).
+func EncodeCategories(cats []string) string { return strings.Join(cats, "\n") }
+
+// DecodeCategories reads what EncodeCategories wrote.
+func DecodeCategories(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,6 +193,8 @@ type rows struct {
 	inserted   domain.Digest
 	entries    []int64
 	askedSince time.Time
+	judged     map[int64]domain.Entry // what Judged gives, by ID
+	withheld   []int64                // by Withhold
 }
 
 func (r *rows) DigestExists(_ context.Context, user, date string) (bool, error) {
@@ -218,6 +221,57 @@ func (r *rows) InsertDigest(_ context.Context, d domain.Digest, entries []int64)
 	return nil
 }
 
+func (r *rows) Judged(_ context.Context, ids []int64) ([]domain.Entry, error) {
+	var out []domain.Entry
+	for _, id := range ids {
+		out = append(out, r.judged[id])
+	}
+	return out, nil
+}
+func (r *rows) Withhold(_ context.Context, _ string, ids []int64) error {
+	r.withheld = append(r.withheld, ids...)
+	return nil
+}
+
+// Rules (a sieve) leave entries out when a digest is built: withheld for
+// good, counted, never in the digest's entries; without a sieve no entry
+// is read for them.
+func TestBuildDigestSieve(t *testing.T) {
+	newRows := func() *rows {
+		r := &rows{
+			last:   hours(-24),
+			subs:   []Subscribed{{Feed: domain.Feed{ID: 1, URL: "https://a.example/feed"}, IntroducedAt: hours(-48)}},
+			window: map[int64][]int64{1: {11, 12, 13}},
+			judged: map[int64]domain.Entry{},
+		}
+		for id, title := range map[int64]string{11: "Sponsored: buy", 12: "News", 13: "sponsored too"} {
+			r.judged[id] = domain.Entry{ID: id, FeedURL: "https://a.example/feed", Title: title}
+		}
+		return r
+	}
+	r := newRows()
+	sponsored := func(e domain.Entry) bool { return strings.Contains(strings.ToLower(e.Title), "sponsored") }
+	d, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, false, sponsored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.entries, []int64{12}) || d.EntryCount != 1 || d.LeftOut != 2 || r.inserted.LeftOut != 2 {
+		t.Errorf("entries %v, count %d, left out %d: want [12], 1, 2", r.entries, d.EntryCount, d.LeftOut)
+	}
+	if !reflect.DeepEqual(r.withheld, []int64{11, 13}) {
+		t.Errorf("withheld %v, want [11 13]", r.withheld)
+	}
+
+	r = newRows()
+	r.judged = nil // a read would give zero entries: none must happen
+	if d, err = BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.entries) != 3 || d.LeftOut != 0 || r.withheld != nil {
+		t.Errorf("without rules: entries %v, left out %d, withheld %v", r.entries, d.LeftOut, r.withheld)
+	}
+}
+
 func TestBuildDigestTakesEachFeedAsItArrives(t *testing.T) {
 	backlog := func(from int64, n int) []Offered {
 		var out []Offered
@@ -238,7 +292,7 @@ func TestBuildDigestTakesEachFeedAsItArrives(t *testing.T) {
 		offered:   map[int64][]Offered{3: backlog(31, 7)},
 		firstRead: hours(-50),
 	}
-	d, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, true)
+	d, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +321,14 @@ func TestBuildDigestTakesEachFeedAsItArrives(t *testing.T) {
 
 func TestBuildDigestOnceADate(t *testing.T) {
 	r := &rows{built: map[string]bool{"ada 2026-11-21": true}}
-	_, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, false)
+	_, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, false, nil)
 	if !errors.Is(err, ErrDigestExists) {
 		t.Fatalf("a second digest of the date: %v, want ErrDigestExists", err)
 	}
 	if r.inserted.User != "" {
 		t.Error("a second digest of the date was written")
 	}
-	d, err := BuildDigest(context.Background(), &rows{}, "ada", "2026-11-21", day0, false)
+	d, err := BuildDigest(context.Background(), &rows{}, "ada", "2026-11-21", day0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,11 @@ type Reader interface {
 	// order. A page is written one feed at a time from it, so a large
 	// digest is never held whole.
 	DigestFeedListing(ctx context.Context, user, date, feedURL string, perFeed int) ([]domain.Entry, error)
+	// RecentEntries lists the entries of the feeds (by URL) first seen at
+	// or after since, newest first, as rules look at them (see
+	// DigestTx.Judged): what `check` tries a user's rules on. Entries
+	// stored without their texts come with empty texts.
+	RecentEntries(ctx context.Context, feedURLs []string, since time.Time) ([]domain.Entry, error)
 	// DigestIntact says whether every entry of a digest is still stored
 	// with its texts: whether its page, written again, shows what it
 	// showed. Old entries lose their texts (DropTexts) and then themselves
@@ -167,9 +172,11 @@ type Store interface {
 	// already given, notices of feeds that went away or moved since then,
 	// and the user's feeds that could not be read since then (failing
 	// now, failed and read again since, gone or dead since), each with
-	// its problem and since when. ErrDigestExists when the user has a
+	// its problem and since when. sieve (nil: none) is the user's rules:
+	// the entries it leaves out are withheld for good and counted
+	// (domain.Digest.LeftOut). ErrDigestExists when the user has a
 	// digest for date.
-	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool) (domain.Digest, error)
+	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool, sieve Sieve) (domain.Digest, error)
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
 	// BeginSend records, before the SMTP conversation, that a send started.

@@ -59,7 +59,7 @@ func testRebuiltGuidsAreTheKnownEntry(t *testing.T, newStore NewStore) {
 	if st := savePollKeeping(t, s, f, first, t0, 0); st.New != 6 {
 		t.Fatalf("first save %+v", st)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt := []domain.Entry{
@@ -84,7 +84,7 @@ func testRebuiltGuidsAreTheKnownEntry(t *testing.T, newStore NewStore) {
 	if st := savePollKeeping(t, s, f, rebuilt3, t0.Add(2*time.Hour), 0); st.New != 2 || st.Known != 3 {
 		t.Errorf("second rebuild %+v, want 2 new (E1, E2) and 3 known", st)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -123,7 +123,7 @@ func testOverflowStoredWithoutTexts(t *testing.T, newStore NewStore) {
 	if st := savePollKeeping(t, s, f, body, t0.Add(time.Hour), 2); st.Known != 6 {
 		t.Fatalf("second save %+v", st)
 	}
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func testTextsKeptForWhatTheNextDigestShows(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	savePollKeeping(t, s, f, []domain.Entry{post("id:first", "https://a.example/first", "First")}, t0, 2)
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	poll := func(at time.Time, names ...string) {
@@ -194,7 +194,7 @@ func testTextsKeptForWhatTheNextDigestShows(t *testing.T, newStore NewStore) {
 	}
 	poll(t0.Add(time.Hour), "a1", "a2", "a3")
 	poll(t0.Add(2*time.Hour), "b1", "b2", "b3")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	listed, _, err := s.DigestListing(ctx, "ada", "2026-11-22", 0)
@@ -224,7 +224,7 @@ func testSubscriptionsFollowNormalisedURLs(t *testing.T, newStore NewStore) {
 	oldA, oldB, a, b := "HTTP://A.example/./x", "http://b.example/y#top", "http://a.example/x", "http://b.example/y"
 	feeds := subscribe(t, s, map[string][]string{"ada": {oldA}, "bob": {oldA}, "cy": {oldB}, "dan": {b}}, t0)
 	savePollKeeping(t, s, feeds[oldA], []domain.Entry{post("id:1", "https://a.example/1", "One")}, t0, 0)
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(time.Minute), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	now := subscribe(t, s, map[string][]string{"ada": {a}, "cy": {b}, "dan": {b}}, t0.Add(time.Hour))
@@ -243,7 +243,7 @@ func testSubscriptionsFollowNormalisedURLs(t *testing.T, newStore NewStore) {
 	}
 	savePollKeeping(t, s, now[a], []domain.Entry{post("id:1", "https://a.example/1", "One"), post("id:2", "https://a.example/2", "Two")},
 		t0.Add(2*time.Hour), 0)
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
 		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
+		{"RulesLeaveEntriesOut", testRulesLeaveEntriesOut},
+		{"RecentEntriesForRules", testRecentEntriesForRules},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
@@ -218,7 +220,7 @@ func testEntriesStoredOnceWithFirstSeen(t *testing.T, newStore NewStore) {
 	if st := save(t, s, f, t0.Add(time.Hour), "id:2", "id:3"); st.New != 1 || st.Known != 1 {
 		t.Fatalf("second save %+v", st)
 	}
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func testKnownEntriesTakeTheirNewestVersion(t *testing.T, newStore NewStore) {
 	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0.Add(time.Hour)); err != nil || st.Known != 2 || st.New != 0 {
 		t.Fatalf("unchanged save %+v, %v", st, err)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	check := func(step string, want ...domain.Entry) {
@@ -357,7 +359,7 @@ func testEntryTextsReadBack(t *testing.T, newStore NewStore) {
 	if _, err := savePoll(s, f, []domain.Entry{in}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	entries := digestEntries(t, s, "ada", "2026-11-21")
@@ -393,7 +395,7 @@ func testEnclosuresReadBack(t *testing.T, newStore NewStore) {
 	if _, err := savePoll(s, f, []domain.Entry{episode, plain}, t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -427,25 +429,25 @@ func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	save(t, s, f, t0, "id:1")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	// An entry seen in the same second as the build, after it (a later pass
 	// with the same clock), must come in the next digest, and only there.
 	save(t, s, f, t0, "id:2")
 	save(t, s, f, t0.Add(time.Hour), "id:3")
-	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d2.EntryCount != 2 {
 		t.Errorf("second digest has %d entries, want 2 (id:2, id:3)", d2.EntryCount)
 	}
-	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false, nil)
 	if d3.EntryCount != 0 {
 		t.Errorf("third digest repeats %d entries", d3.EntryCount)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(37*time.Hour), false); !errors.Is(err, store.ErrDigestExists) {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(37*time.Hour), false, nil); !errors.Is(err, store.ErrDigestExists) {
 		t.Errorf("rebuilding a digest: %v", err)
 	}
 	if has, err := s.HasDigest(ctx, "ada", "2026-11-23"); !has || err != nil {
@@ -472,7 +474,7 @@ func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
 	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
 	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
 	save(t, s, a, t0, tenKeys()...)
-	d1, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	d1, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,14 +485,14 @@ func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
 	// next one, cut the same way.
 	save(t, s, b, t0.Add(time.Hour), tenKeys()...)
 	save(t, s, a, t0.Add(time.Hour), "id:11")
-	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false)
+	d2, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(12*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d2.EntryCount != 1+store.FirstDigestLimit {
 		t.Errorf("second digest has %d entries, want id:11 and 5 of feed b", d2.EntryCount)
 	}
-	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false)
+	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false, nil)
 	if d3.EntryCount != 0 {
 		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
 	}
@@ -506,7 +508,7 @@ func testIntroductionKeepsWhatCameSinceSubscribing(t *testing.T, newStore NewSto
 	a, b, c := "https://a.example/feed", "https://b.example/feed", "https://c.example/feed"
 	feeds := subscribe(t, s, map[string][]string{"ada": {a, b, c}}, t0)
 	save(t, s, feeds[a], t0, "id:a0")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	// b, undated: a first read of 3 (the backlog: nobody can tell), then 7
@@ -531,7 +533,7 @@ func testIntroductionKeepsWhatCameSinceSubscribing(t *testing.T, newStore NewSto
 	if _, err := savePoll(s, feeds[c], entries, t0.Add(5*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(24*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(24*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The news, more than the five a backlog may show, and so none of the
@@ -546,7 +548,7 @@ func testIntroductionKeepsWhatCameSinceSubscribing(t *testing.T, newStore NewSto
 	if len(got) != len(want) {
 		t.Errorf("the digest has %d entries, want %d: %v", len(got), len(want), got)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(48*time.Hour), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(48*time.Hour), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if later := digestKeys(t, s, "ada", "2026-11-22"); len(later) != 0 {
@@ -562,7 +564,7 @@ func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
 	// them: the next digest is an ordinary one, not a first look.
 	save(t, s, a, t0, "id:a-old")
 	save(t, s, b, t0, "id:b-old")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -571,7 +573,7 @@ func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
 	}
 	save(t, s, a, t0.Add(time.Hour), keys...)
 	save(t, s, b, t0.Add(time.Hour), "id:b0", "id:b1")
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +611,7 @@ func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
 		t.Errorf("the whole listing: %d entries, want all 14", len(all))
 	}
 	// The entries not listed were delivered: the next digest has none of them.
-	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false)
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(3*time.Hour), false, nil)
 	if err != nil || next.EntryCount != 0 {
 		t.Errorf("next digest has %d entries (%v), want 0", next.EntryCount, err)
 	}
@@ -621,7 +623,7 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	urls := []string{"https://gone.example/feed", "https://dead.example/feed", "https://moved.example/feed", "https://origin.example/feed"}
 	feeds := subscribe(t, s, map[string][]string{"ada": urls}, t0)
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	then := t0.Add(time.Hour)
@@ -635,7 +637,7 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 			t.Fatal(err)
 		}
 	}
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0.Add(2*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -652,7 +654,7 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 	if err != nil || len(stored) != 2 || stored[0].Date != "2026-11-21" || !slices.Equal(stored[0].Notices, want) {
 		t.Errorf("digests as stored, newest first: %+v (%v)", stored, err)
 	}
-	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(26*time.Hour), false)
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(26*time.Hour), false, nil)
 	if err != nil || len(next.Notices) != 0 {
 		t.Errorf("the next digest tells again: %+v (%v)", next.Notices, err)
 	}
@@ -664,10 +666,10 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, true); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, true, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildDigest(ctx, "bob", "2026-11-21", t0.Add(time.Minute), false); err != nil {
+	if _, err := s.BuildDigest(ctx, "bob", "2026-11-21", t0.Add(time.Minute), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	dates := func(ds []domain.Digest, err error) []string {
@@ -733,7 +735,7 @@ func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
 	for _, user := range []string{"ada", "bob"} {
-		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true); err != nil {
+		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -763,7 +765,7 @@ func testSendFailuresAreRecorded(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
 	for i, date := range []string{"2026-11-21", "2026-11-22"} {
-		if _, err := s.BuildDigest(ctx, "ada", date, t0.Add(time.Duration(i)*24*time.Hour), true); err != nil {
+		if _, err := s.BuildDigest(ctx, "ada", date, t0.Add(time.Duration(i)*24*time.Hour), true, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -926,7 +928,7 @@ func testPruneKeepsWhatDigestsStillNeed(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	save(t, s, f, t0, "id:old")
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	later := t0.AddDate(0, 0, 61)
@@ -948,7 +950,7 @@ func testDropTextsKeepsIdentityAndPendingDigests(t *testing.T, newStore NewStore
 	if _, err := savePoll(s, f, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>long text</p>"}}, t0); err != nil {
 		t.Fatal(err)
 	}
-	s.BuildDigest(ctx, "ada", "2026-11-21", t0, false)
+	s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil)
 	later := t0.AddDate(0, 0, 20)
 	if n, _ := s.DropTexts(ctx, later.AddDate(0, 0, -14)); n != 0 {
 		t.Fatalf("dropped the text of an entry an unrendered digest needs")
@@ -978,7 +980,7 @@ func testDigestIntactUntilTextsOrEntriesGo(t *testing.T, newStore NewStore) {
 	if _, err := savePoll(s, f, []domain.Entry{{Key: "id:1", Title: "One", Content: "<p>text</p>"}, {Key: "id:2", Title: "Two"}}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	intact := func() bool {
@@ -1020,7 +1022,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	urls := []string{"https://ok.example/feed", "https://failing.example/feed", "https://recovered.example/feed",
 		"https://long-ago.example/feed", "https://gone.example/feed", "https://dead.example/feed", "https://gone-before.example/feed"}
 	feeds := subscribe(t, s, map[string][]string{"ada": urls, "bob": {"https://bob.example/feed"}}, t0)
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	now := t0.Add(24 * time.Hour)
@@ -1050,7 +1052,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	set("https://gone-before.example/feed", func(f *domain.Feed) { f.GoneAt, f.ErrorCount = t0.Add(-time.Hour), 1 })
 	set("https://bob.example/feed", func(f *domain.Feed) { f.ErrorCount, f.Problem, f.ProblemAt = 1, "timed out", now })
 
-	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", now, false)
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", now, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1084,7 +1086,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 		t.Errorf("the first digest records %+v", stored[1].Problems)
 	}
 	// The feeds that went for good are told of once.
-	next, err := s.BuildDigest(ctx, "ada", "2026-11-23", now.Add(24*time.Hour), false)
+	next, err := s.BuildDigest(ctx, "ada", "2026-11-23", now.Add(24*time.Hour), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1132,7 +1134,7 @@ func testFragmentsStoredAndMadeAgain(t *testing.T, newStore NewStore) {
 	if n := len(stale(3)); n != 0 {
 		t.Errorf("%d entries stale after saving their fragments", n)
 	}
-	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false); err != nil {
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	listed := map[string]domain.Entry{}
