@@ -44,7 +44,7 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 	return func(yield func(domain.Entry, error) bool) {
 		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
 			t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, e.enclosures,
-			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z
+			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z, e.overflow
 			FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id ORDER BY e.id`)
 		if err != nil {
 			yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))
@@ -57,7 +57,7 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 			var contentZ, summaryZ, shownZ []byte
 			var enclosures string
 			err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content, &contentZ,
-				&e.Summary, &summaryZ, &e.Author, &pub, &seen, &enclosures, &e.Fragments.Rules, &e.Fragments.Title, &shownZ)
+				&e.Summary, &summaryZ, &e.Author, &pub, &seen, &enclosures, &e.Fragments.Rules, &e.Fragments.Title, &shownZ, &e.Overflow)
 			if err == nil {
 				e.Enclosures, err = decodeEnclosures(enclosures)
 			}
