@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/google/renameio/v2"
 
@@ -125,21 +124,9 @@ func partition(have, subs []Subscription) (fresh, present []Subscription, err er
 			present = append(present, h)
 			continue
 		}
-		fresh = append(fresh, Subscription{URL: url, Title: OneLine(s.Title), Folder: OneLine(s.Folder)})
+		fresh = append(fresh, Subscription{URL: url, Title: domain.OneLine(s.Title), Folder: domain.OneLine(s.Folder)})
 	}
 	return fresh, present, nil
-}
-
-// OneLine makes s fit a title or folder: control characters and runs of
-// white space become one space, none at either end.
-func OneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // errLayout means the user's table is written in a way this editor does not
