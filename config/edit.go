@@ -381,15 +381,19 @@ func replaceFile(path string, old, data []byte, perm os.FileMode) error {
 	if err := tmp.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	syncDir(filepath.Dir(path))
+	// A failure only weakens the rename's durability: not reported.
+	_ = SyncDir(filepath.Dir(path))
 	return nil
 }
 
-// syncDir makes the rename durable (renameio syncs the file, not its
-// folder); a failure only weakens that, so it is not reported.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+// SyncDir makes a rename into dir durable: renameio (and os.Rename)
+// syncs the file, not the folder that names it. The config's and the
+// SQLite state's files are both written so.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
+	defer d.Close()
+	return d.Sync()
 }
