@@ -13,17 +13,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"feeddigest/domain"
+	"feeddigest/internal/backends"
 	"feeddigest/internal/pgtest"
-	"feeddigest/postgres"
-	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
 // TestMain registers the state back ends, as the program's main does,
 // and runs the tests beside a throwaway PostgreSQL cluster.
 func TestMain(m *testing.M) {
-	store.Register(postgres.Backend)
-	store.Register(sqlite.Backend) // last: it takes every other name
+	backends.Register()
 	os.Exit(pgtest.Main(m))
 }
 
