@@ -109,7 +109,7 @@ func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) 
 		mark = "FAILED"
 	}
 	fmt.Fprintf(w, "%s  %s\n", mark, redact.URL(c.url))
-	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, oneLine(value)) }
+	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, render.OneLine(value)) }
 	line("subscribers", strings.Join(c.subscribers, ", "))
 	line("status", statusText(c.res.Status))
 	if f := c.res.Feed; f != nil {
@@ -187,13 +187,6 @@ func moved(res fetch.Result) string {
 		return s + " (another site: run keeps the old URL and flags it in status; update the config if you trust it)"
 	}
 	return s + " (run will poll the new URL; update the config)"
-}
-
-// oneLine is text from a feed or a server made safe for a terminal: no
-// control characters (an escape sequence could rewrite the screen), on
-// one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(render.StripControl(s)), " ")
 }
 
 // errorText is a poll's error on one line, with advice where a setting

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/render"
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/english"
@@ -46,7 +47,7 @@ func writeRuleReport(ctx context.Context, w io.Writer, cfg *config.Config, now t
 	if err != nil {
 		// The rules are valid; only trying them failed, which the feeds'
 		// checks below do not depend on.
-		fmt.Fprintf(w, "  could not read the state to try them: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(w, "  could not read the state to try them: %s\n", render.OneLine(err.Error()))
 	}
 	fmt.Fprintln(w)
 }
@@ -92,7 +93,7 @@ func writeUserRules(ctx context.Context, w io.Writer, st store.Reader, u config.
 				ofFeed = append(ofFeed, s)
 			}
 		}
-		fmt.Fprintf(w, "  %s, feed %s (%s)\n", u.Name, oneLine(f.URL), english.Count(len(ofFeed), "entry"))
+		fmt.Fprintf(w, "  %s, feed %s (%s)\n", u.Name, render.OneLine(f.URL), english.Count(len(ofFeed), "entry"))
 		writeSet(w, *f.Rules, ofFeed)
 	}
 	return nil
@@ -165,9 +166,9 @@ func writeRuleLine(w io.Writer, rule string, left []domain.Entry) {
 	fmt.Fprintf(w, "    %s: would leave out %d", rule, len(left))
 	var titles []string
 	for _, e := range left[:min(len(left), ruleTitles)] {
-		title := oneLine(e.Title)
+		title := render.OneLine(e.Title)
 		if title == "" {
-			title = "(untitled) " + oneLine(e.Link)
+			title = "(untitled) " + render.OneLine(e.Link)
 		}
 		if len(title) > 70 {
 			title = strings.ToValidUTF8(title[:67], "") + "..."

@@ -112,7 +112,7 @@ func planImport(outlines []opml.Outline) importPlan {
 			it.reason = "the same feed as " + outlineName(earlier) + " earlier in the file"
 		default:
 			first[url] = o
-			it.sub = config.Subscription{URL: url, Title: config.OneLine(o.Title), Folder: config.OneLine(o.Category)}
+			it.sub = config.Subscription{URL: url, Title: domain.OneLine(o.Title), Folder: domain.OneLine(o.Category)}
 		}
 		plan = append(plan, it)
 	}

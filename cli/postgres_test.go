@@ -1,23 +1,27 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"feeddigest/domain"
+	"feeddigest/internal/backends"
 	"feeddigest/internal/pgtest"
-	"feeddigest/postgres"
-	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
 // TestMain registers the state back ends, as the program's main does,
 // and runs the tests beside a throwaway PostgreSQL cluster.
 func TestMain(m *testing.M) {
-	store.Register(postgres.Backend)
-	store.Register(sqlite.Backend) // last: it takes every other name
+	backends.Register()
 	os.Exit(pgtest.Main(m))
 }
 
@@ -109,5 +113,55 @@ func TestMigrateThenRunOnPostgres(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("migrate", "-config", path, "-to", db); code == 0 || !strings.Contains(stderr, "PostgreSQL database already") {
 		t.Errorf("migrate of a PostgreSQL state: exit %d, %s", code, stderr)
+	}
+}
+
+// migrate carries the entries a poll stored without their texts (past
+// what a digest shows) as such: on PostgreSQL too they never gain texts
+// and are forgotten in time.
+func TestMigrateKeepsEntriesStoredWithoutTexts(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	ts := feedServer(t)
+	state := filepath.Join(t.TempDir(), "state.db")
+	path := writeConfig(t, fmt.Sprintf("state = %q\n[fetch]\nallow_private_networks = true\n[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nfeeds = [%q]\n",
+		state, ts.URL+"/feed"))
+	if code, _, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z"); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := st.Feed(ctx, ts.URL+"/feed")
+	if err == nil {
+		var tx store.PollTx
+		if tx, err = st.BeginPoll(ctx, feed.ID); err == nil {
+			var body []domain.Entry
+			for i := range 4 {
+				body = append(body, domain.Entry{Key: fmt.Sprintf("id:more-%d", i), Title: "More", Content: "<p>more</p>",
+					Link: fmt.Sprintf("https://site.example/more-%d", i)})
+			}
+			_, err = tx.SaveEntries(ctx, body, time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC), 1) // three stored without texts
+			err = errors.Join(err, tx.Commit())
+		}
+	}
+	if err = errors.Join(err, st.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCLI("migrate", "-config", path, "-to", db); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var overflow int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM entries WHERE overflow").Scan(&overflow); err != nil {
+		t.Fatal(err)
+	}
+	if overflow != 3 {
+		t.Errorf("%d entries stored without texts after the copy, want 3", overflow)
 	}
 }

@@ -176,9 +176,9 @@ func Parse(data []byte, path string) (*Config, error) {
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
 		var pe toml.ParseError
-		msg := name + ": " + oneLine(err.Error())
+		msg := name + ": " + domain.OneLine(err.Error())
 		if errors.As(err, &pe) {
-			msg = fmt.Sprintf("%s: TOML syntax error: %s (line %d, column %d)", name, oneLine(pe.Message), pe.Position.Line, pe.Position.Col)
+			msg = fmt.Sprintf("%s: TOML syntax error: %s (line %d, column %d)", name, domain.OneLine(pe.Message), pe.Position.Line, pe.Position.Col)
 		}
 		return nil, &Error{Problems: []string{msg}}
 	}
@@ -246,7 +246,7 @@ func (p *parser) warnf(at, format string, args ...any) {
 }
 
 func (p *parser) message(at, format string, args ...any) (string, int) {
-	msg := p.name + ": " + oneLine(fmt.Sprintf(format, args...))
+	msg := p.name + ": " + domain.OneLine(fmt.Sprintf(format, args...))
 	line := p.locator().line(at)
 	if line > 0 {
 		msg += fmt.Sprintf(" (line %d)", line)
@@ -272,10 +272,6 @@ func (p *parser) locator() *locator {
 		p.loc = locate(p.src)
 	}
 	return p.loc
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // unknownKeys reports, in document order, each key that is not one of

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/google/renameio/v2"
 
@@ -125,21 +124,9 @@ func partition(have, subs []Subscription) (fresh, present []Subscription, err er
 			present = append(present, h)
 			continue
 		}
-		fresh = append(fresh, Subscription{URL: url, Title: OneLine(s.Title), Folder: OneLine(s.Folder)})
+		fresh = append(fresh, Subscription{URL: url, Title: domain.OneLine(s.Title), Folder: domain.OneLine(s.Folder)})
 	}
 	return fresh, present, nil
-}
-
-// OneLine makes s fit a title or folder: control characters and runs of
-// white space become one space, none at either end.
-func OneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // errLayout means the user's table is written in a way this editor does not
@@ -399,15 +386,19 @@ func replaceFile(path string, old, data []byte, perm os.FileMode) error {
 	if err := tmp.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	syncDir(filepath.Dir(path))
+	// A failure only weakens the rename's durability: not reported.
+	_ = SyncDir(filepath.Dir(path))
 	return nil
 }
 
-// syncDir makes the rename durable (renameio syncs the file, not its
-// folder); a failure only weakens that, so it is not reported.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+// SyncDir makes a rename into dir durable: renameio (and os.Rename)
+// syncs the file, not the folder that names it. The config's and the
+// SQLite state's files are both written so.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
+	defer d.Close()
+	return d.Sync()
 }

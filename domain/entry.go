@@ -25,6 +25,10 @@ type Entry struct {
 	// Fragments are the entry as shown; a stored entry without texts
 	// (dropped, see store.Store.DropTexts) has none.
 	Fragments Fragments
+	// Overflow marks an entry past what a digest shows of its poll: it
+	// was stored without its texts and never gains them (see store).
+	// Read and written only by a copy of a whole state (migrate).
+	Overflow bool
 }
 
 // Enclosure is a file an entry carries (RSS <enclosure>, Atom

@@ -107,3 +107,18 @@ func removeDotSegments(path string) string {
 	}
 	return "/" + strings.Join(out, "/")
 }
+
+// AbsoluteHTTP is s parsed when it is an absolute http(s) URL, the only
+// kind that may serve as a base for resolving links (a feed's home link
+// that is javascript: or data: would make its entries' links that too);
+// else nil.
+func AbsoluteHTTP(s string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return nil
+	}
+	return u
+}

@@ -52,3 +52,25 @@ func TestNormalizeFeedURL(t *testing.T) {
 		}
 	}
 }
+
+func TestAbsoluteHTTP(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{" https://site.example/b/ ", "https://site.example/b/"},
+		{"HTTP://site.example", "http://site.example"},
+		{"/relative/path", ""},
+		{"javascript:alert(1)", ""},
+		{"data:text/html,hi", ""},
+		{"ftp://site.example/", ""},
+		{"https://", ""},
+		{"http://[::1", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if u := AbsoluteHTTP(tt.in); u != nil {
+			got = u.String()
+		}
+		if got != tt.want {
+			t.Errorf("AbsoluteHTTP(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -115,17 +115,15 @@ func newCrashWorld(t *testing.T, delay time.Duration) *crashWorld {
 		"kenji": {"/a", "/d", "/e"},
 	}
 	zones := map[string]string{"ada": "Europe/London", "grace": "America/New_York", "kenji": "Asia/Tokyo"}
-	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 2\nper_host = 1\nhost_rate = 1000.0\n")
-	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", mail.URL())
+	cfg := testConfig{Fetch: "concurrency = 2\nper_host = 1\nhost_rate = 1000.0\n", Outbox: "outbox", SMTP: mail.URL()}
 	for _, u := range []string{"ada", "grace", "kenji"} {
 		var urls []string
 		for _, f := range users[u] {
-			urls = append(urls, fmt.Sprintf("%q", ts.URL+f))
+			urls = append(urls, ts.URL+f)
 		}
-		fmt.Fprintf(&cfg, "[[users]]\nname = %q\ntimezone = %q\nemail = \"%s@example.org\"\nfeeds = [%s]\n", u, zones[u], u, strings.Join(urls, ", "))
+		cfg.Users = append(cfg.Users, testUser{Name: u, Zone: zones[u], Email: true, Feeds: urls})
 	}
-	path := writeConfig(t, dir, cfg.String())
+	path := cfg.write(t, dir)
 	return &crashWorld{bin: binary(t), config: path, site: filepath.Join(dir, "site"), users: users, feeds: ts, mail: mail}
 }
 

@@ -64,33 +64,18 @@ func newHostileWorld(t testing.TB, extraFetch string, hostile map[string]http.Ha
 		w.server.Handle(path, h)
 		paths = append(paths, path)
 	}
-	quoted := func(paths ...string) string {
+	urls := func(paths ...string) []string {
 		var q []string
 		for _, p := range paths {
-			q = append(q, strconv.Quote(w.server.URL+p))
+			q = append(q, w.server.URL+p)
 		}
-		return strings.Join(q, ", ")
+		return q
 	}
-	cfg := fmt.Sprintf(`state = "state.db"
-site_dir = "site"
-[fetch]
-allow_private_networks = true
-host_rate = 1000.0
-per_host = 4
-%s
-[email]
-from = "Digest <digest@example.org>"
-outbox = "outbox"
-[[users]]
-name = "ada"
-timezone = "UTC"
-feeds = [%s]
-[[users]]
-name = "bob"
-timezone = "UTC"
-feeds = [%s]
-`, extraFetch, quoted(append([]string{"/good"}, paths...)...), quoted("/good", "/other"))
-	w.config = writeConfig(t, w.dir, cfg)
+	w.config = testConfig{State: "state.db", Site: "site", Fetch: "host_rate = 1000.0\nper_host = 4\n" + extraFetch + "\n",
+		Outbox: "outbox", Users: []testUser{
+			{Name: "ada", Zone: "UTC", Feeds: urls(append([]string{"/good"}, paths...)...)},
+			{Name: "bob", Zone: "UTC", Feeds: urls("/good", "/other")},
+		}}.write(t, w.dir)
 	w.site = filepath.Join(w.dir, "site")
 	return w
 }

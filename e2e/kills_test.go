@@ -63,20 +63,17 @@ func newKillWorld(t *testing.T, delay time.Duration, padding int) *killWorld {
 	}
 	names := []string{"ada", "grace", "kenji", "meera"}
 	zones := []string{"UTC", "Europe/London", "Africa/Abidjan", "Atlantic/Reykjavik"} // all UTC+0 in November
-	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\n[fetch]\nallow_private_networks = true\nconcurrency = 10\nper_host = 2\nhost_rate = 1000.0\n")
-	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", w.mail.URL())
+	cfg := testConfig{State: "state.db", Site: "site", Fetch: "concurrency = 10\nper_host = 2\nhost_rate = 1000.0\n",
+		Outbox: "outbox", SMTP: w.mail.URL()}
 	for i, u := range names {
-		var urls []string
 		for j, f := range w.feeds {
 			if (i+j)%4 != 0 {
 				w.users[u] = append(w.users[u], f)
-				urls = append(urls, fmt.Sprintf("%q", f))
 			}
 		}
-		fmt.Fprintf(&cfg, "[[users]]\nname = %q\ntimezone = %q\nemail = \"%s@example.org\"\nfeeds = [%s]\n", u, zones[i], u, strings.Join(urls, ", "))
+		cfg.Users = append(cfg.Users, testUser{Name: u, Zone: zones[i], Email: true, Feeds: w.users[u]})
 	}
-	w.config = writeConfig(t, w.dir, cfg.String())
+	w.config = cfg.write(t, w.dir)
 	w.site = filepath.Join(w.dir, "site")
 	return w
 }
@@ -365,25 +362,11 @@ func TestFullDiskBlamesNoFeed(t *testing.T) {
 		serveBody([]byte(`<rss version="2.0"><channel><title>big</title></channel></rss>`))(rw, r)
 	}))
 	dir := t.TempDir()
-	cfg := fmt.Sprintf(`state = %q
-site_dir = "site"
-[fetch]
-allow_private_networks = true
-host_rate = 1000.0
-per_host = 4
-[email]
-from = "Digest <digest@example.org>"
-outbox = "outbox"
-[[users]]
-name = "ada"
-timezone = "UTC"
-feeds = [%q, %q]
-[[users]]
-name = "bob"
-timezone = "UTC"
-feeds = [%q, %q]
-`, filepath.Join(disk, "state.db"), srv.URL+"/good", srv.URL+"/big", srv.URL+"/good", srv.URL+"/other")
-	config := writeConfig(t, dir, cfg)
+	config := testConfig{State: filepath.Join(disk, "state.db"), Site: "site", Fetch: "host_rate = 1000.0\nper_host = 4\n",
+		Outbox: "outbox", Users: []testUser{
+			{Name: "ada", Zone: "UTC", Feeds: []string{srv.URL + "/good", srv.URL + "/big"}},
+			{Name: "bob", Zone: "UTC", Feeds: []string{srv.URL + "/good", srv.URL + "/other"}},
+		}}.write(t, dir)
 	run := func(now string) (string, error) {
 		out, err := command(bin, nil, "run", "-config", config, "-now", now).CombinedOutput()
 		return string(out), err

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -141,4 +142,58 @@ func writeFile(t testing.TB, dir, name, text string) string {
 func writeConfig(t testing.TB, dir, text string) string {
 	t.Helper()
 	return writeFile(t, dir, "config.toml", text)
+}
+
+// testConfig is the config a test of the binary writes (see write): the
+// fetch settings local servers need, mail, and users, so that a test
+// states only what it is about.
+type testConfig struct {
+	State  string // the state file, "" for the default beside the config
+	Site   string // site_dir, "" for the default
+	Fetch  string // [fetch] lines after allow_private_networks = true, each ending in a newline
+	Outbox string // [email] outbox, "" for none
+	SMTP   string // [email] smtp (tls = "none"), "" for none
+	Users  []testUser
+}
+
+// testUser is a [[users]] table; with Email, mail goes to name@example.org.
+type testUser struct {
+	Name, Zone string
+	Email      bool
+	Feeds      []string
+}
+
+// write writes the config as dir/config.toml (see writeConfig) and
+// returns its path.
+func (c testConfig) write(t testing.TB, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	if c.State != "" {
+		fmt.Fprintf(&b, "state = %q\n", c.State)
+	}
+	if c.Site != "" {
+		fmt.Fprintf(&b, "site_dir = %q\n", c.Site)
+	}
+	fmt.Fprintf(&b, "[fetch]\nallow_private_networks = true\n%s", c.Fetch)
+	if c.Outbox != "" || c.SMTP != "" {
+		b.WriteString("[email]\nfrom = \"Digest <digest@example.org>\"\n")
+		if c.Outbox != "" {
+			fmt.Fprintf(&b, "outbox = %q\n", c.Outbox)
+		}
+		if c.SMTP != "" {
+			fmt.Fprintf(&b, "smtp = %q\ntls = \"none\"\n", c.SMTP)
+		}
+	}
+	for _, u := range c.Users {
+		fmt.Fprintf(&b, "[[users]]\nname = %q\ntimezone = %q\n", u.Name, u.Zone)
+		if u.Email {
+			fmt.Fprintf(&b, "email = \"%s@example.org\"\n", u.Name)
+		}
+		quoted := make([]string, len(u.Feeds))
+		for i, f := range u.Feeds {
+			quoted[i] = strconv.Quote(f)
+		}
+		fmt.Fprintf(&b, "feeds = [%s]\n", strings.Join(quoted, ", "))
+	}
+	return writeConfig(t, dir, b.String())
 }

@@ -35,17 +35,7 @@ func TestIsPrivateIPv6Forms(t *testing.T) {
 		{"2a00:1450:4001:81c::200e", false},
 	}
 	for _, tt := range tests {
-		ip := net.ParseIP(tt.ip)
-		if ip == nil {
-			t.Fatalf("bad test address %q", tt.ip)
-		}
-		if got := isPrivate(ip); got != tt.want {
-			t.Errorf("isPrivate(%s) = %v, want %v", tt.ip, got, tt.want)
-		}
-		err := refusePrivate(net.JoinHostPort(tt.ip, "443"), isPrivate)
-		if refused := errors.Is(err, ErrPrivateAddress); refused != tt.want {
-			t.Errorf("refusePrivate(%s) = %v", tt.ip, err)
-		}
+		checkPrivate(t, tt.ip, tt.want)
 	}
 }
 
@@ -107,4 +97,21 @@ func FuzzIsPrivate(f *testing.F) {
 			t.Fatalf("isPrivate(%s) = %v, want %v", addr, got, want)
 		}
 	})
+}
+
+// checkPrivate says whether isPrivate takes ip for a local network's
+// address, and refusePrivate refuses it, as want says.
+func checkPrivate(t *testing.T, ip string, want bool) {
+	t.Helper()
+	addr := net.ParseIP(ip)
+	if addr == nil {
+		t.Fatalf("bad test address %q", ip)
+	}
+	if got := isPrivate(addr); got != want {
+		t.Errorf("isPrivate(%s) = %v, want %v", ip, got, want)
+	}
+	err := refusePrivate(net.JoinHostPort(ip, "443"), isPrivate)
+	if refused := errors.Is(err, ErrPrivateAddress); refused != want {
+		t.Errorf("refusePrivate(%s) = %v", ip, err)
+	}
 }

@@ -12,10 +12,15 @@ import (
 	"feeddigest/parse"
 )
 
+// ErrRunDied is the failure recorded for a feed whose reading was cut
+// short twice in a row: the runs reading it died, perhaps of this very
+// feed (package pipeline records it, see its suspected).
+var ErrRunDied = errors.New("a previous run died while reading this feed")
+
 // Problem says in plain words, for the reader of a digest, why a poll
 // failed: "not found (404)", "server error (503)", "could not connect",
 // "timed out", "not a feed", "too large", "gone (410)", "refused:
-// private address". "" when the poll did not fail.
+// private address", "stopped the program while being read". "" when the poll did not fail.
 func (r Result) Problem() string {
 	err := r.Err
 	if err == nil {
@@ -32,6 +37,8 @@ func (r Result) Problem() string {
 	var hostname x509.HostnameError
 	var urlErr *url.Error
 	switch {
+	case errors.Is(err, ErrRunDied):
+		return "stopped the program while being read"
 	case errors.Is(err, ErrPrivateAddress):
 		return "refused: private address"
 	case errors.Is(err, ErrTooLarge), errors.Is(err, parse.ErrTooManyNodes), errors.Is(err, parse.ErrTooFragmented):

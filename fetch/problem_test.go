@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -80,5 +81,14 @@ func TestProblemInPlainWords(t *testing.T) {
 	}
 	if got := (Result{}).Problem(); got != "" {
 		t.Errorf("a poll that did not fail: %q", got)
+	}
+}
+
+// A feed whose reading two runs in a row died in is named for that, not
+// as a feed that "could not be read" for no reason given.
+func TestProblemOfAFeedRunsDiedReading(t *testing.T) {
+	res := Result{Outcome: OutcomeBroken, Err: fmt.Errorf("%w, 2 reads in a row", ErrRunDied)}
+	if got, want := res.Problem(), "stopped the program while being read"; got != want {
+		t.Errorf("Problem() = %q, want %q", got, want)
 	}
 }

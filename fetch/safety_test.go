@@ -89,17 +89,7 @@ func TestIsPrivate(t *testing.T) {
 		{"::ffff:8.8.8.8", false},
 	}
 	for _, tt := range tests {
-		ip := net.ParseIP(tt.ip)
-		if ip == nil {
-			t.Fatalf("bad test address %q", tt.ip)
-		}
-		if got := isPrivate(ip); got != tt.want {
-			t.Errorf("isPrivate(%s) = %v, want %v", tt.ip, got, tt.want)
-		}
-		err := refusePrivate(net.JoinHostPort(tt.ip, "443"), isPrivate)
-		if refused := errors.Is(err, ErrPrivateAddress); refused != tt.want {
-			t.Errorf("refusePrivate(%s) = %v", tt.ip, err)
-		}
+		checkPrivate(t, tt.ip, tt.want)
 	}
 	if err := refusePrivate("localhost:80", isPrivate); !errors.Is(err, ErrPrivateAddress) {
 		t.Errorf("an address that is not an IP must be refused: %v", err)

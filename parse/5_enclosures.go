@@ -32,7 +32,7 @@ const (
 // entry's itunes:duration is the playing time of its first audio or video
 // file, which is the episode.
 func enclosures(it *gofeed.Item, entryLink string, base *url.URL) []domain.Enclosure {
-	if u := httpBase(entryLink); u != nil {
+	if u := domain.AbsoluteHTTP(entryLink); u != nil {
 		base = u
 	}
 	var out []domain.Enclosure
@@ -44,7 +44,7 @@ func enclosures(it *gofeed.Item, entryLink string, base *url.URL) []domain.Enclo
 		if enc == nil || len(enc.URL) > MaxEnclosureURL {
 			continue
 		}
-		link := httpBase(resolve(base, enc.URL))
+		link := domain.AbsoluteHTTP(resolve(base, enc.URL))
 		if link == nil || seen[link.String()] || len(link.String()) > MaxEnclosureURL {
 			continue
 		}

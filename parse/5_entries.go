@@ -39,7 +39,7 @@ func convert(f *gofeed.Feed, base *url.URL) *Feed {
 	baseURL := redact.Base(base)
 	out := &Feed{Title: strings.TrimSpace(f.Title), SiteURL: resolve(baseURL, f.Link), Language: languageTag(f.Language)}
 	siteBase := baseURL
-	if u := httpBase(out.SiteURL); u != nil {
+	if u := domain.AbsoluteHTTP(out.SiteURL); u != nil {
 		siteBase = u
 	}
 	for _, it := range f.Items {
@@ -122,20 +122,6 @@ func EntryKey(guid, link, title, content string) string {
 	}
 	sum := sha256.Sum256([]byte(title + "\x00" + content))
 	return "hash:" + hex.EncodeToString(sum[:16])
-}
-
-// httpBase is s parsed when it is an absolute http(s) URL, the only kind
-// a feed's home link may be to serve as the base of its entries' links (a
-// javascript: or data: one would make them that too); else nil.
-func httpBase(s string) *url.URL {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.Host == "" {
-		return nil
-	}
-	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
-		return nil
-	}
-	return u
 }
 
 // resolve is ref made absolute against base, or ref as it is when it

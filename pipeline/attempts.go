@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,7 +16,8 @@ import (
 // short twice in a row (see suspected): the runs reading it died, perhaps
 // of this very feed, so it waits out a penalty like any broken feed
 // instead of being read again at once (and perhaps killing this run too).
-var ErrRunDied = errors.New("a previous run died while reading this feed")
+// It is fetch's, so that fetch.Result.Problem has plain words for it.
+var ErrRunDied = fetch.ErrRunDied
 
 // suspectAfter is how many reads of a feed in a row must be cut short
 // (see store.Attempt.Reads) before the feed is taken for their cause.
@@ -62,7 +62,8 @@ func (p *pass) settleUnfinishedPolls(ctx context.Context) ([]store.Attempt, erro
 // runDied is the failed poll recorded for a suspected feed.
 func runDied(a store.Attempt) fetch.Result {
 	return fetch.Result{Outcome: fetch.OutcomeBroken, Answers304: a.Feed.Answers304, RefusesHEAD: a.Feed.RefusesHEAD,
-		Err: fmt.Errorf("%w, %d reads in a row (the last started %s)", ErrRunDied, a.Reads, a.Started.Format(time.RFC3339))}
+		IgnoresConditional: a.Feed.IgnoresConditional,
+		Err:                fmt.Errorf("%w, %d reads in a row (the last started %s)", ErrRunDied, a.Reads, a.Started.Format(time.RFC3339))}
 }
 
 // readAgainLast takes the feeds of unfinished polls out of polls, and

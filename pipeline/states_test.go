@@ -5,16 +5,14 @@ import (
 	"os"
 	"testing"
 
+	"feeddigest/internal/backends"
 	"feeddigest/internal/pgtest"
-	"feeddigest/postgres"
-	"feeddigest/sqlite"
 	"feeddigest/store"
 )
 
 // TestMain registers the state back ends, as the program's main does.
 func TestMain(m *testing.M) {
-	store.Register(postgres.Backend)
-	store.Register(sqlite.Backend)
+	backends.Register()
 	os.Exit(pgtest.Main(m))
 }
 

@@ -114,7 +114,7 @@ func playingTime(d time.Duration) string {
 
 // urlPath is the path of the URL s, "" when it has none.
 func urlPath(s string) string {
-	if u := absoluteHTTP(s); u != nil {
+	if u := domain.AbsoluteHTTP(s); u != nil {
 		return u.Path
 	}
 	return ""

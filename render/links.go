@@ -90,7 +90,7 @@ func hrefs(clean string) []string {
 // hostOf is the comparable host of an http(s) URL: lower case, no port,
 // no "www." (www.example.org and example.org are one site to a reader).
 func hostOf(s string) string {
-	u := absoluteHTTP(s)
+	u := domain.AbsoluteHTTP(s)
 	if u == nil {
 		return ""
 	}

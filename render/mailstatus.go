@@ -61,6 +61,8 @@ func (m MailStatus) Text(now time.Time) string {
 	return strings.Join(parts, " ")
 }
 
+// oneLine is a mail server's answer in a sentence of the page: no
+// control characters, on one line, without its own full stop.
 func oneLine(s string) string {
-	return strings.TrimRight(strings.Join(strings.Fields(StripControl(s)), " "), ".")
+	return strings.TrimRight(OneLine(s), ".")
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"feeddigest/domain"
 	"feeddigest/internal/redact"
 )
 
@@ -71,7 +72,7 @@ func sanitized(raw, base string, top int) (string, *html.Node) {
 	if body == nil {
 		return "", nil
 	}
-	heads := tidy(body, absoluteHTTP(base), nil)
+	heads := tidy(body, domain.AbsoluteHTTP(base), nil)
 	shiftHeadingNodes(heads, top)
 	var b strings.Builder
 	b.Grow(len(clean) + len(clean)/8)
@@ -359,19 +360,6 @@ func withoutUserinfo(u *url.URL) {
 	u.User = nil
 }
 
-// absoluteHTTP parses s and returns it only when it is an absolute http(s)
-// URL, the only kind that may serve as a base for resolving.
-func absoluteHTTP(s string) *url.URL {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.Host == "" {
-		return nil
-	}
-	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
-		return nil
-	}
-	return u
-}
-
 // EntryURL is the entry's own absolute http(s) URL: its Link resolved
 // against the feed's URL (feeds may give relative links), or "" when there
 // is none usable.
@@ -380,8 +368,8 @@ func EntryURL(feedURL, link string) string {
 		return ""
 	}
 	// Never with the feed URL's credentials: the result is shown.
-	abs := resolve(redact.Base(absoluteHTTP(feedURL)), link)
-	if absoluteHTTP(abs) == nil {
+	abs := resolve(redact.Base(domain.AbsoluteHTTP(feedURL)), link)
+	if domain.AbsoluteHTTP(abs) == nil {
 		return ""
 	}
 	return abs

@@ -324,6 +324,12 @@ func StripControl(s string) string {
 	}, s)
 }
 
+// OneLine is plain text from a feed or a server made safe for a terminal
+// or a sentence: StripControl's, on one line (see domain.OneLine).
+func OneLine(s string) string {
+	return domain.OneLine(StripControl(s))
+}
+
 // stripsPlain says whether StripControl drops r.
 func stripsPlain(r rune) bool {
 	switch {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"feeddigest/domain"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func goquerySanitize(raw, base string, top int) string {
 	}
 	body.Find("map").Contents().Unwrap()
 	body.Find("map, area").Remove()
-	base1 := absoluteHTTP(base)
+	base1 := domain.AbsoluteHTTP(base)
 	for _, attr := range urlAttrs {
 		body.Find("[" + attr + "]").Each(func(_ int, el *goquery.Selection) {
 			v, _ := el.Attr(attr)

@@ -481,7 +481,7 @@ func feedName(name, feedURL string) string {
 // safeLink keeps only absolute http(s) URLs for our own links, without
 // user information (see withoutUserinfo).
 func safeLink(s string) string {
-	if u := absoluteHTTP(s); u != nil {
+	if u := domain.AbsoluteHTTP(s); u != nil {
 		withoutUserinfo(u)
 		return u.String()
 	}
@@ -492,7 +492,7 @@ func safeLink(s string) string {
 // the site, or "" when no site URL is configured. siteURL names a folder
 // even without its trailing slash.
 func siteFile(siteURL, user, name string) string {
-	base := absoluteHTTP(siteURL)
+	base := domain.AbsoluteHTTP(siteURL)
 	if base == nil {
 		return ""
 	}

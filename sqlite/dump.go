@@ -44,7 +44,7 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 	return func(yield func(domain.Entry, error) bool) {
 		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
 			t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, e.enclosures,
-			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z, e.categories
+			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z, e.categories, e.overflow
 			FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id ORDER BY e.id`)
 		if err != nil {
 			yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))
@@ -58,7 +58,7 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 			var enclosures, categories string
 			err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content, &contentZ,
 				&e.Summary, &summaryZ, &e.Author, &pub, &seen, &enclosures, &e.Fragments.Rules, &e.Fragments.Title, &shownZ,
-				&categories)
+				&categories, &e.Overflow)
 			e.Categories = store.DecodeCategories(categories)
 			if err == nil {
 				e.Enclosures, err = decodeEnclosures(enclosures)

@@ -12,6 +12,7 @@ import (
 	modernc "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"feeddigest/config"
 	"feeddigest/store"
 )
 
@@ -87,16 +88,7 @@ func create(ctx context.Context, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("new state file: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return config.SyncDir(filepath.Dir(path))
 }
 
 // explainDamage names the state file in an error that SQLite raised

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"feeddigest/store"
+	"feeddigest/store/storetest"
 )
 
 func TestMissingStateIsAFreshStart(t *testing.T) {
@@ -99,7 +100,7 @@ func TestDamagedStateErrorsNameTheFile(t *testing.T) {
 	for i := range 500 {
 		subs["ada"] = append(subs["ada"], fmt.Sprintf("https://feeds%d.example/with/a/long/path/to/fill/pages", i))
 	}
-	subscribe(t, s, subs, t0)
+	storetest.Subscribe(t, s, subs, t0)
 	s.Close()
 	// Pages past the first overwritten: the schema is readable, the feeds not.
 	b, err := os.ReadFile(path)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"feeddigest/store/storetest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ func TestStatePathWithURICharacters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
+			storetest.Subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
 			s.Close()
 			for _, want := range []string{path, path + ".lock"} {
 				if info, err := os.Stat(want); err != nil || info.Size() == 0 && want == path {

@@ -104,22 +104,6 @@ func TestMigrationsAreVersioned(t *testing.T) {
 	}
 }
 
-func subscribe(t *testing.T, s *Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
-	t.Helper()
-	if err := s.SyncSubscriptions(ctx, subs, now); err != nil {
-		t.Fatal(err)
-	}
-	feeds, err := s.Feeds(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]domain.Feed{}
-	for _, f := range feeds {
-		out[f.URL] = f
-	}
-	return out
-}
-
 // save saves a poll of f at now that found entries with keys.
 func save(t *testing.T, s *Store, f domain.Feed, now time.Time, keys ...string) {
 	t.Helper()
@@ -164,7 +148,7 @@ func digestEntries(t *testing.T, s *Store, user, date string) []domain.Entry {
 // the entries fails, the record is unchanged.
 func TestFeedRecordWrittenLastInOneTransaction(t *testing.T) {
 	s, _ := openTemp(t)
-	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	f := storetest.Subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	s.db.Exec(`CREATE TRIGGER fail_on_boom BEFORE INSERT ON entries WHEN NEW.key = 'id:boom'
 		BEGIN SELECT RAISE(ABORT, 'boom'); END`)
 	f.ETag = `"new"`
@@ -185,7 +169,7 @@ func TestFeedRecordWrittenLastInOneTransaction(t *testing.T) {
 // Pruned entries take their digests' links with them.
 func TestPruneTakesTheDigestLinks(t *testing.T) {
 	s, _ := openTemp(t)
-	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	f := storetest.Subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	save(t, s, f, t0, "id:old")
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
@@ -203,7 +187,7 @@ func TestPruneTakesTheDigestLinks(t *testing.T) {
 
 func TestEntryTextsCompressedAndOldRowsReadable(t *testing.T) {
 	s, _ := openTemp(t)
-	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
+	f := storetest.Subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	long := ""
 	for range 200 {
 		long += "<p>Some paragraph of a post.</p>"

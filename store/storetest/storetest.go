@@ -75,6 +75,12 @@ func fresh(t *testing.T, newStore NewStore) store.Store {
 	return s
 }
 
+// Subscribe is subscribe for a back end's own tests.
+func Subscribe(t *testing.T, s store.Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
+	t.Helper()
+	return subscribe(t, s, subs, now)
+}
+
 func subscribe(t *testing.T, s store.Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
 	t.Helper()
 	if err := s.SyncSubscriptions(ctx, subs, now); err != nil {
