@@ -120,7 +120,16 @@ type User struct {
 	DigestDay  time.Weekday   // key "digest_day", a weekly user's day; default Monday
 	Intro      string         // optional per-user Markdown (key "intro")
 	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
+	// FullEntries is how many entries of a feed are shown in full, and
+	// fetched whole for a full_text feed, a poll (key full_entries).
+	FullEntries int
 }
+
+// DefaultFullEntries is full_entries when unset; MaxFullEntries bounds it.
+const (
+	DefaultFullEntries = 10
+	MaxFullEntries     = 1000
+)
 
 // Rhythm is the key users.every: how often a user gets a digest.
 type Rhythm string
@@ -142,6 +151,22 @@ type Subscription struct {
 	URL    string // absolute http(s) URL, as written
 	Title  string // replaces the feed's own name in digests; "" when unset
 	Folder string // groups feeds under a heading; "" when unset
+	// FullText fetches each new entry's page for its article (key
+	// full_text); FullEntries replaces the user's full_entries (0: unset).
+	FullText    bool
+	FullEntries int
+}
+
+// ArticlesAPoll is how many new entries' pages a poll of the feed fetches
+// for this subscriber: 0 unless full_text.
+func (s Subscription) ArticlesAPoll(u User) int {
+	switch {
+	case !s.FullText:
+		return 0
+	case s.FullEntries > 0:
+		return s.FullEntries
+	}
+	return u.FullEntries
 }
 
 // FeedURLs returns the URLs of the user's feeds, in config order.
