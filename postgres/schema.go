@@ -235,6 +235,14 @@ var migrations = []string{
 	// 9 (SQLite's 15): how many reads of a feed in a row a poll mark has
 	// seen cut short (see store.Attempt.Reads).
 	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
+	// 10 (SQLite's 16): the pages of a full_text feed's entries claimed
+	// for their articles (see store.Store.ClaimArticles).
+	`CREATE TABLE article_claims (
+		feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+		key text NOT NULL,
+		claimed_at timestamptz NOT NULL,
+		PRIMARY KEY (feed_id, key)
+	);`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -203,6 +203,15 @@ var migrations = []string{
 	// is read again, and only a second cut short in a row is the feed's
 	// fault.
 	`ALTER TABLE poll_attempts ADD COLUMN reads INTEGER NOT NULL DEFAULT 1;`,
+	// 16: the pages of a full_text feed's entries claimed for their
+	// articles (see store.Store.ClaimArticles), so that none is asked
+	// for twice, even by a run that dies fetching them.
+	`CREATE TABLE article_claims (
+		feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+		key TEXT NOT NULL,
+		claimed_at INTEGER NOT NULL,
+		PRIMARY KEY (feed_id, key)
+	);`,
 }
 
 // schemaVersion is the version a migrated file has.

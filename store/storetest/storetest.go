@@ -58,6 +58,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
 		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
+		{"ArticlesClaimedOnce", testArticlesClaimedOnce},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
