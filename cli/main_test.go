@@ -147,6 +147,8 @@ func TestDemo(t *testing.T) {
 		{"site/ada/2026-11-20.html", `lang="ar"`},
 		{"site/ada/2026-11-20.html", "Slow Radio"},
 		{"site/ada/2026-11-21.html", "/missing.xml</strong>: not found (404)"},
+		// A teaser feed made whole: the article from the story's page.
+		{"site/ada/2026-11-20.html", "The masons came in September"},
 		// Kenji is weekly: his first digest is named by its week, from the Monday before.
 		{"site/kenji/2026-11-16.html", "Digest for the week of Monday 16 November 2026"},
 	} {

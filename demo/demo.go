@@ -128,7 +128,9 @@ unsubscribe = "mailto:digest-admin@example.org?subject=unsubscribe%20{user}"
 # Ada sorts her feeds into folders and names one herself. garden-ar.xml
 # is in Arabic (it says so: <language>ar</language>), podcast.xml carries
 # audio, missing.xml answers 404 (her digests say so under "Could not
-# read") and old-blog.xml answers 410 Gone.
+# read") and old-blog.xml answers 410 Gone. teasers.xml publishes only a
+# story's first line: full_text = true fetches each new story's page
+# (served here too) and shows its article instead.
 [[users]]
 name = "ada"
 timezone = "Europe/London"
@@ -138,6 +140,7 @@ feeds = [
   { url = "BASE/podcast.xml", folder = "Listening" },
   { url = "BASE/notes.atom", title = "A librarian's notes", folder = "Reading" },
   { url = "BASE/garden-ar.xml", folder = "الحديقة" },
+  { url = "BASE/teasers.xml", folder = "Reading", full_text = true },
   "BASE/links.json",
   "BASE/missing.xml",
   "BASE/old-blog.xml",
