@@ -35,7 +35,7 @@ site_dir = "site"
 allow_private_networks = true
 per_host = 1
 host_rate = 200.0
-timeout = "1s"
+timeout = "2s"
 max_body = "1MB"
 [email]
 from = "Digest <digest@example.org>"
