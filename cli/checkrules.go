@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"feeddigest/render"
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/english"
 	"feeddigest/pipeline"
+	"feeddigest/render"
 	"feeddigest/rules"
 	"feeddigest/store"
 )

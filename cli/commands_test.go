@@ -321,6 +321,6 @@ func TestExportThenImportRoundTrip(t *testing.T) {
 	ada, _ := cfg.User("ada")
 	bob, _ := cfg.User("bob")
 	if len(ada.Feeds) != 3 || !slices.Equal(ada.Feeds, bob.Feeds) {
-		t.Errorf("ada %q, bob %q", ada.Feeds, bob.Feeds)
+		t.Errorf("ada %+v, bob %+v", ada.Feeds, bob.Feeds)
 	}
 }

@@ -152,6 +152,8 @@ func TestDemo(t *testing.T) {
 		// Grace mutes the blog's repair posts: her first digest counts it.
 		{"site/grace/2026-11-20.html", "1 left out by your rules."},
 		{"outbox/grace-2026-11-20.eml", "1 left out by your rules."},
+		// A teaser feed made whole: the article from the story's page.
+		{"site/ada/2026-11-20.html", "The masons came in September"},
 		// Kenji is weekly: his first digest is named by its week, from the Monday before.
 		{"site/kenji/2026-11-16.html", "Digest for the week of Monday 16 November 2026"},
 	} {

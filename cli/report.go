@@ -80,6 +80,12 @@ func writeSummary(w io.Writer, s pipeline.Summary) error {
 	if err != nil {
 		return err
 	}
+	if s.Articles > 0 {
+		// Whole articles of full_text feeds: their requests are counted above.
+		if _, err := fmt.Fprintf(w, "  article pages  %d asked, %d read whole\n", s.Articles, s.ArticlesRead); err != nil {
+			return err
+		}
+	}
 	for _, e := range s.FeedErrors {
 		if _, err := fmt.Fprintf(w, "  feed error: %s\n", e); err != nil {
 			return err
@@ -113,6 +119,9 @@ func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
 	row("unchanged", s.Unchanged)
 	row("failed", s.Failed)
 	row("requests", s.Requests)
+	if s.Articles > 0 {
+		row("article pages asked, read whole", fmt.Sprintf("%d, %d", s.Articles, s.ArticlesRead))
+	}
 	row("bytes received", s.Bytes)
 	row("new entries", s.NewEntries)
 	row("digests built", s.DigestsBuilt)

@@ -100,6 +100,7 @@ type (
 		Feeds      value[any]    `toml:"feeds"` // URLs and tables, checked by hand
 		Mute       value[any]    `toml:"mute"`  // rules, checked by hand
 		Keep       value[any]    `toml:"keep"`
+		Full       value[int64]  `toml:"full_entries"`
 	}
 )
 
@@ -111,7 +112,7 @@ var (
 	fetchKeys = keysOf(fetchTable{})
 	emailKeys = keysOf(emailTable{})
 	userKeys  = keysOf(userTable{})
-	feedKeys  = []string{"url", "title", "folder", "mute", "keep"}
+	feedKeys  = []string{"url", "title", "folder", "mute", "keep", "full_text", "full_entries"}
 	tables    = map[string][]string{"": topKeys, "fetch": fetchKeys, "email": emailKeys, "users": userKeys, "users.feeds": feedKeys}
 )
 
@@ -787,6 +788,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	u.DigestHour = p.integer(t.DigestHour, base+".digest_hour", who+": digest_hour", 0, 23, 0)
 	p.rhythm(base, who, t, &u)
 	u.Intro, _ = get(p, t.Intro, base+".intro")
+	u.FullEntries = p.integer(t.Full, base+".full_entries", who+": full_entries", 1, MaxFullEntries, DefaultFullEntries)
 	u.Feeds = p.feeds(base, who, t.Feeds.raw)
 	u.Rules = p.rules(base, who, t.Mute.raw, t.Keep.raw)
 	if len(u.Feeds) == 0 && ok {
@@ -933,6 +935,7 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 			return strings.TrimSpace(s)
 		}
 		s.Title, s.Folder = text("title"), text("folder")
+		ok = p.wholeArticles(at, what, v, &s) && ok
 		if v["url"] == nil {
 			p.errorf(at, "%s: url is required in { url = \"...\", title = \"...\", folder = \"...\" }", what)
 			return s, false
@@ -950,6 +953,26 @@ func (p *parser) subscription(at, what string, item any) (Subscription, bool) {
 		p.errorf(at, "%s: want a URL string or { url = \"...\", title = \"...\", folder = \"...\" }, got %s", what, tomlType(item))
 	}
 	return s, ok
+}
+
+// wholeArticles reads a feed table's full_text and full_entries.
+func (p *parser) wholeArticles(at, what string, v map[string]any, s *Subscription) bool {
+	ok := true
+	if raw, set := v["full_text"]; set {
+		s.FullText, ok = raw.(bool)
+		if !ok {
+			p.errorf(at+".full_text", "%s: full_text: want true or false, got %s", what, tomlType(raw))
+		}
+	}
+	if raw, set := v["full_entries"]; set {
+		n, isInt := raw.(int64)
+		if !isInt || n < 1 || n > MaxFullEntries {
+			p.errorf(at+".full_entries", "%s: full_entries: want a whole number from 1 to %d, got %v", what, MaxFullEntries, raw)
+			return false
+		}
+		s.FullEntries = int(n)
+	}
+	return ok
 }
 
 // plainFeed reads an item of feeds that is a good URL string; ok is

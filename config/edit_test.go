@@ -125,7 +125,7 @@ func TestAddFeedsKeepsLayout(t *testing.T) {
 			v, _ := after.User(tt.user)
 			want := slices.Compact(append(u.FeedURLs(), tt.urls...))
 			if !slices.Equal(v.FeedURLs(), want) {
-				t.Errorf("feeds = %q, want %q", v.Feeds, want)
+				t.Errorf("feeds = %q, want %q", v.FeedURLs(), want)
 			}
 		})
 	}

@@ -123,7 +123,16 @@ type User struct {
 	Intro      string         // optional per-user Markdown (key "intro")
 	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
 	Rules      rules.Set      // keys "mute" and "keep": the user's rules, for every feed of theirs
+	// FullEntries is how many entries of a feed are shown in full, and
+	// fetched whole for a full_text feed, a poll (key full_entries).
+	FullEntries int
 }
+
+// DefaultFullEntries is full_entries when unset; MaxFullEntries bounds it.
+const (
+	DefaultFullEntries = 10
+	MaxFullEntries     = 1000
+)
 
 // Rhythm is the key users.every: how often a user gets a digest.
 type Rhythm string
@@ -149,6 +158,22 @@ type Subscription struct {
 	// rules, for every subscriber who writes them; nil when none (a
 	// pointer keeps Subscription comparable).
 	Rules *rules.Set
+	// FullText fetches each new entry's page for its article (key
+	// full_text); FullEntries replaces the user's full_entries (0: unset).
+	FullText    bool
+	FullEntries int
+}
+
+// ArticlesAPoll is how many new entries' pages a poll of the feed fetches
+// for this subscriber: 0 unless full_text.
+func (s Subscription) ArticlesAPoll(u User) int {
+	switch {
+	case !s.FullText:
+		return 0
+	case s.FullEntries > 0:
+		return s.FullEntries
+	}
+	return u.FullEntries
 }
 
 // FeedURLs returns the URLs of the user's feeds, in config order.

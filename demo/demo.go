@@ -131,6 +131,9 @@ unsubscribe = "mailto:digest-admin@example.org?subject=unsubscribe%20{user}"
 # read") and old-blog.xml answers 410 Gone. On the second day
 # links.json links a post of calm-blog.xml: one story, shown once, under
 # the blog (her first of the two), "also in" Good Links.
+# teasers.xml publishes only a story's first line: full_text = true
+# fetches each new story's page (served here too) and shows its article
+# instead.
 [[users]]
 name = "ada"
 timezone = "Europe/London"
@@ -140,6 +143,7 @@ feeds = [
   { url = "BASE/podcast.xml", folder = "Listening" },
   { url = "BASE/notes.atom", title = "A librarian's notes", folder = "Reading" },
   { url = "BASE/garden-ar.xml", folder = "الحديقة" },
+  { url = "BASE/teasers.xml", folder = "Reading", full_text = true },
   "BASE/links.json",
   "BASE/missing.xml",
   "BASE/old-blog.xml",

@@ -37,12 +37,36 @@ func serveSnapshot(s *feedtest.Server, feeds fs.FS, name string) error {
 		return err
 	}
 	s.ServeFiles(feedtest.Files{FS: snap, Modified: snapshotTime[name], ContentTypes: contentTypes})
+	if err := serveArticles(s, feeds); err != nil {
+		return err
+	}
 	for _, p := range retired {
 		gone := feedtest.Response{} // served from the snapshot
 		if _, err := fs.Stat(snap, path.Base(p)); err != nil {
 			gone = feedtest.Response{Status: http.StatusGone, Body: "this feed has been retired\n"}
 		}
 		s.Respond(p, gone)
+	}
+	return nil
+}
+
+// serveArticles serves the article pages of teasers.xml (a feed that
+// publishes only a teaser, followed with full_text = true) at
+// /articles/NAME, the same every day: a page is there before its story.
+func serveArticles(s *feedtest.Server, feeds fs.FS) error {
+	pages, err := fs.ReadDir(feeds, "articles")
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		body, err := fs.ReadFile(feeds, path.Join("articles", p.Name()))
+		if err != nil {
+			return err
+		}
+		s.Handle("/articles/"+p.Name(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(body)
+		}))
 	}
 	return nil
 }

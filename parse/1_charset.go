@@ -96,3 +96,10 @@ func htmlUTF8(body []byte, contentType string) []byte {
 	}
 	return bytes.ToValidUTF8(decoded, []byte("\uFFFD"))
 }
+
+// PageUTF8 returns a web page (a teaser's article page) as UTF-8, by the
+// rules of an HTML feed page: BOM, the HTTP charset, then <meta charset>,
+// and a valid UTF-8 page left alone.
+func PageUTF8(body []byte, contentType string) []byte {
+	return htmlUTF8(body, contentType)
+}

@@ -28,3 +28,18 @@ func init() {
 		}
 	}
 }
+
+// Likewise FEEDDIGEST_TEST_KILL_ARTICLE kills the process as an article
+// page whose URL contains it is about to be asked for (its claim
+// committed, see wholeArticle).
+func init() {
+	match := os.Getenv("FEEDDIGEST_TEST_KILL_ARTICLE")
+	if match == "" {
+		return
+	}
+	testHookArticle = func(pageURL string) {
+		if strings.Contains(pageURL, match) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+}

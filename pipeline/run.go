@@ -52,18 +52,23 @@ type Event struct {
 
 // Summary is what a pass did.
 type Summary struct {
-	Now          time.Time `json:"now"`
-	UsersDue     int       `json:"users_due"`
-	FeedsPolled  int       `json:"feeds_polled"`
-	Fresh        int       `json:"fresh"`
-	Unchanged    int       `json:"unchanged"`
-	Failed       int       `json:"failed"`
-	Requests     int       `json:"requests"`
-	Bytes        int64     `json:"bytes"`
-	NewEntries   int       `json:"new_entries"`
-	DigestsBuilt int       `json:"digests_built"`
-	PagesWritten int       `json:"pages_written"`
-	EmailsSent   int       `json:"emails_sent"`
+	Now         time.Time `json:"now"`
+	UsersDue    int       `json:"users_due"`
+	FeedsPolled int       `json:"feeds_polled"`
+	Fresh       int       `json:"fresh"`
+	Unchanged   int       `json:"unchanged"`
+	Failed      int       `json:"failed"`
+	Requests    int       `json:"requests"`
+	Bytes       int64     `json:"bytes"`
+	NewEntries  int       `json:"new_entries"`
+	// Articles counts the pages of full_text feeds' entries asked for
+	// (their requests are in Requests), ArticlesRead those whose article
+	// replaced the feed's text.
+	Articles     int `json:"articles,omitempty"`
+	ArticlesRead int `json:"articles_read,omitempty"`
+	DigestsBuilt int `json:"digests_built"`
+	PagesWritten int `json:"pages_written"`
+	EmailsSent   int `json:"emails_sent"`
 	// EmailsSkipped counts the digests not mailed for having nothing to
 	// say ([email] skip_empty).
 	EmailsSkipped int      `json:"emails_skipped,omitempty"`
@@ -139,7 +144,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		return sum, err
 	}
 	defer st.Close()
-	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum}
+	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum, articles: articleLimits(cfg)}
 	err = p.work(ctx)
 	sum.PagesWritten = p.pageBuilder().Written()
 	if err != nil {
@@ -188,6 +193,9 @@ type pass struct {
 	// the send step (see pageBuilder).
 	pages     *pages.Builder
 	pagesOnce sync.Once
+	// articles is how many new entries' pages a poll of a full_text feed
+	// fetches, by feed URL (see articles.go).
+	articles map[string]int
 	// sendMu makes the pass's sends one at a time (the claim loops
 	// build digests side by side, but there is one mail server) and
 	// guards mailDown: the failure of a send before any message (the

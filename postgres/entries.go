@@ -352,6 +352,9 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
 	}
+	if _, err := s.pool.Exec(ctx, "DELETE FROM article_claims WHERE claimed_at < $1", at(cutoff)); err != nil {
+		return 0, fmt.Errorf("prune article claims: %w", err)
+	}
 	return tag.RowsAffected(), nil
 }
 

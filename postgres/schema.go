@@ -240,6 +240,14 @@ var migrations = []string{
 	// left out.
 	`ALTER TABLE entries ADD COLUMN categories text NOT NULL DEFAULT '';
 	ALTER TABLE digests ADD COLUMN left_out integer NOT NULL DEFAULT 0;`,
+	// 11 (SQLite's 17): the pages of a full_text feed's entries claimed
+	// for their articles (see store.Store.ClaimArticles).
+	`CREATE TABLE article_claims (
+		feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+		key text NOT NULL,
+		claimed_at timestamptz NOT NULL,
+		PRIMARY KEY (feed_id, key)
+	);`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -208,6 +208,15 @@ var migrations = []string{
 	// again), and how many entries a digest's rules left out.
 	`ALTER TABLE entries ADD COLUMN categories TEXT NOT NULL DEFAULT '';
 	ALTER TABLE digests ADD COLUMN left_out INTEGER NOT NULL DEFAULT 0;`,
+	// 17: the pages of a full_text feed's entries claimed for their
+	// articles (see store.Store.ClaimArticles), so that none is asked
+	// for twice, even by a run that dies fetching them.
+	`CREATE TABLE article_claims (
+		feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+		key TEXT NOT NULL,
+		claimed_at INTEGER NOT NULL,
+		PRIMARY KEY (feed_id, key)
+	);`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -152,6 +152,14 @@ type Store interface {
 	// counts one more read cut short in a row (Attempt.Reads). The poll's
 	// save (PollTx.UpdateFeed) clears it.
 	BeginAttempt(ctx context.Context, feedID int64, now time.Time) error
+	// ClaimArticles records, durable at once and before any request, that
+	// the pages of entries of a full_text feed are to be fetched for their
+	// articles: of candidates, in order, the first limit with a link that
+	// are neither stored for the feed (by key, or by link: see PlanSave)
+	// nor claimed before. It returns their keys. So a page is asked for
+	// once, whatever runs die: one a dead run claimed is not asked again,
+	// and its entry is saved with the feed's own text.
+	ClaimArticles(ctx context.Context, feedID int64, candidates []domain.Entry, limit int, now time.Time) ([]string, error)
 	// DropAttempts forgets every mark: for a pass that stopped polling on
 	// purpose (interrupted), whose unfinished polls did not fail.
 	DropAttempts(ctx context.Context) error
@@ -208,7 +216,7 @@ type Store interface {
 	// again with the fragments.
 	SaveFragments(ctx context.Context, entries []domain.Entry) error
 	// Prune deletes entries first seen before cutoff, and with them their
-	// digests' links, except those a digest still waits to render or send.
+	// digests' links and the article claims (ClaimArticles) made before it, except those a digest still waits to render or send.
 	Prune(ctx context.Context, cutoff time.Time) (int64, error)
 	// DropTexts forgets the full texts of entries first seen before
 	// cutoff, keeping what identifies them (so they are never shown again)

@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
 		{"RulesLeaveEntriesOut", testRulesLeaveEntriesOut},
 		{"RecentEntriesForRules", testRecentEntriesForRules},
+		{"ArticlesClaimedOnce", testArticlesClaimedOnce},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })

@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"context"
+
+	"feeddigest/article"
+	"feeddigest/config"
+	"feeddigest/domain"
+	"feeddigest/fetch"
+	"feeddigest/internal/redact"
+	"feeddigest/parse"
+)
+
+// Whole articles for teaser feeds (full_text = true): after a feed's
+// poll, before its save, the pages of its new entries are fetched, at
+// most full_entries a poll, through the pass's one client (so under the
+// same per-host slots and rate as the feed polls, the same address
+// check, timeout, size limit and User-Agent), and each article found
+// becomes the entry's content, made into its fragments like any feed's
+// text. The pages are claimed in the state before the first is asked
+// for (store.Store.ClaimArticles): a run killed among them asks for none
+// again, and the entries are saved with the feed's own text. The feed is
+// saved, and so the digests waiting for it built, only once its articles
+// are settled. A page that fails, is not HTML or holds no article keeps
+// the feed's own text, and is no problem of the feed's.
+
+// articleLimits says, per feed URL, how many new entries' pages a poll
+// fetches: the most any subscriber with full_text asks for.
+func articleLimits(cfg *config.Config) map[string]int {
+	limits := map[string]int{}
+	for _, u := range cfg.Users {
+		for _, s := range u.Feeds {
+			if n := s.ArticlesAPoll(u); n > limits[s.URL] {
+				limits[s.URL] = n
+			}
+		}
+	}
+	return limits
+}
+
+// testHookArticle, set only in a build for tests (see killfeed.go), is
+// called as an article page is about to be asked for, its claim
+// committed.
+var testHookArticle func(pageURL string)
+
+// wholeArticles replaces the texts of a fresh poll's new entries by their
+// articles, and counts the requests in the poll's result. Its error is
+// the state's (a claim that could not be recorded), never a page's.
+func (w *worker) wholeArticles(ctx context.Context, f domain.Feed, res *fetch.Result) error {
+	p := w.pass
+	limit := p.articles[f.URL]
+	if limit <= 0 || res.Outcome != fetch.OutcomeFresh || res.Feed == nil || len(res.Feed.Entries) == 0 {
+		return nil
+	}
+	keys, err := p.st.ClaimArticles(ctx, f.ID, res.Feed.Entries, limit, p.opts.Now)
+	if err != nil {
+		return err
+	}
+	claimed := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		claimed[k] = true
+	}
+	for i := range res.Feed.Entries {
+		e := &res.Feed.Entries[i]
+		if !claimed[e.Key] {
+			continue
+		}
+		delete(claimed, e.Key) // a key listed twice is asked for once
+		if err := w.wholeArticle(ctx, e, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wholeArticle fetches an entry's page and, when it holds an article,
+// makes it the entry's content; only an interruption is an error.
+func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.Result) error {
+	select {
+	case w.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if testHookArticle != nil {
+		testHookArticle(e.Link)
+	}
+	page, err := w.client.Page(ctx, e.Link)
+	<-w.inFlight
+	res.Requests += page.Requests
+	res.Bytes += page.Bytes
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	html := ""
+	if err == nil {
+		html, err = article.Extract(parse.PageUTF8(page.Body, page.ContentType), page.URL)
+	}
+	p := w.pass
+	p.mu.Lock()
+	p.sum.Articles++
+	if err == nil {
+		p.sum.ArticlesRead++
+	}
+	p.mu.Unlock()
+	if err != nil {
+		p.opts.Log.Info("article not read: the feed's own text stays", "page", redact.URL(e.Link), "error", err)
+		return nil
+	}
+	e.Content = html
+	return nil
+}

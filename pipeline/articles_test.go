@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"feeddigest/config"
+	"feeddigest/internal/feedtest"
+	"feeddigest/internal/smtptest"
+)
+
+// articleHTML is a page whose article readability finds: words enough,
+// in an <article>, among a menu and a footer.
+func articleHTML(words string) string {
+	return `<!doctype html><html><head><title>Post</title></head><body><nav><a href="/">Home</a> <a href="/about">About</a></nav>` +
+		`<article><h1>Post</h1><p>` + strings.Repeat(words+" ", 12) + `</p><p>` + strings.Repeat(words+" ", 12) + `</p></article>` +
+		`<footer>Copyright</footer></body></html>`
+}
+
+// teaserConfig is a config for one user with a full_text feed, per_host
+// 1 so that one host's log shows the limits of polls and page fetches
+// together.
+func teaserConfig(t *testing.T, state backend, teaser, plain string) *config.Config {
+	t.Helper()
+	text := fmt.Sprintf(`state = %q
+site_dir = "site"
+[fetch]
+allow_private_networks = true
+per_host = 1
+host_rate = 200.0
+timeout = "2s"
+max_body = "1MB"
+[email]
+from = "Digest <digest@example.org>"
+outbox = "outbox"
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+email = "ada@example.org"
+full_entries = 6
+feeds = [{ url = %q, full_text = true }, %q]
+`, state.newState(t), teaser, plain)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func servePage(contentType string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Write(body)
+	}
+}
+
+// A teaser feed is made whole: each new entry's page fetched once, at
+// most full_entries a poll, under the host's limits shared with the
+// polls; the article is on the page and in the email's excerpt. Pages
+// that fail (a gzip bomb, not HTML, a 404, a stall) keep the feed's own
+// text quietly; a page in another charset is decoded.
+func TestTeaserFeedMadeWhole(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		ts := feedtest.Start(t)
+		var bomb bytes.Buffer
+		zw := gzip.NewWriter(&bomb)
+		zw.Write(make([]byte, 4<<20)) // 4 MB of zeros, past max_body
+		zw.Close()
+		stall := make(chan struct{})
+		t.Cleanup(func() { close(stall) })
+		latin1 := []byte(strings.ReplaceAll(articleHTML("Caf\xe9 cr\xe8me latin words"), "<head>", `<head><meta charset="iso-8859-1">`))
+		pages := map[string]http.Handler{
+			"/post/whole":  servePage("text/html; charset=utf-8", []byte(articleHTML("Whole article words"))),
+			"/post/latin1": servePage("text/html", latin1),
+			"/post/pdf":    servePage("application/pdf", []byte("%PDF-1.4 "+strings.Repeat("x", 500))),
+			"/post/bomb": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(bomb.Bytes())
+			}),
+			"/post/stall": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Write([]byte("<html><body><p>"))
+				w.(http.Flusher).Flush()
+				select {
+				case <-stall:
+				case <-r.Context().Done():
+				}
+			}),
+			"/post/old": servePage("text/html", []byte(articleHTML("Never fetched"))),
+		}
+		for path, h := range pages {
+			ts.Handle(path, h)
+		}
+		day := at("2026-11-21T10:00:00Z")
+		var entries []feedtest.Entry
+		// Oldest first: "old" is past full_entries (6) of the first poll;
+		// a first digest shows the 5 newest.
+		for i, name := range []string{"old", "404", "bomb", "pdf", "stall", "latin1", "whole"} {
+			entries = append(entries, feedtest.Entry{ID: name, Title: "Post " + name, Link: ts.URL + "/post/" + name,
+				Body: "<p>Teaser of " + name + ".</p>", Published: day.Add(time.Duration(i) * time.Minute)})
+		}
+		ts.Add("/teaser", entries...)
+		ts.Add("/plain", feedtest.Entry{ID: "p1", Title: "Plain", Link: ts.URL + "/post/plain", Body: "<p>Plain teaser.</p>", Published: day})
+		cfg := teaserConfig(t, state, ts.URL+"/teaser", ts.URL+"/plain")
+
+		sum := runAt(t, cfg, "2026-11-21T12:00:00Z")
+		for _, path := range []string{"/post/whole", "/post/latin1", "/post/pdf", "/post/bomb", "/post/stall", "/post/404"} {
+			if n := ts.Count(path); n != 1 {
+				t.Errorf("%s asked %d times, want once", path, n)
+			}
+		}
+		if n := ts.Count("/post/old") + ts.Count("/post/plain"); n != 0 {
+			t.Errorf("pages past full_entries or of a feed without full_text asked %d times", n)
+		}
+		if sum.Failed != 0 || sum.Articles != 6 || sum.ArticlesRead != 2 || sum.Requests != 2+6 {
+			t.Errorf("summary: failed %d, articles %d read %d, requests %d; want 0, 6, 2 and 8", sum.Failed, sum.Articles, sum.ArticlesRead, sum.Requests)
+		}
+		if peak := ts.PeakInFlightPerHost(); len(peak) != 1 || peak[strings.TrimPrefix(ts.URL, "http://")] != 1 {
+			t.Errorf("peak in flight per host %v, want per_host 1 across polls and pages", peak)
+		}
+		page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html"))
+		for _, want := range []string{"Whole article words", "Café crème latin words", "Teaser of bomb", "Teaser of pdf", "Teaser of stall"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+		for _, gone := range []string{"Teaser of whole", "Teaser of latin1", "Copyright", "About"} {
+			if strings.Contains(page, gone) {
+				t.Errorf("the page shows %q", gone)
+			}
+		}
+		if strings.Contains(page, "could not") {
+			t.Error("a page that failed is shown as the feed's problem")
+		}
+		_, text := smtptest.ReadAlternative(t, []byte(readFile(t, filepath.Join(cfg.Email.Outbox, "ada-2026-11-21.eml"))))
+		if !strings.Contains(text["text/plain"], "Whole article words") || !strings.Contains(text["text/html"], "Whole article words") {
+			t.Error("the email's excerpt is not the article's")
+		}
+
+		// The next day: a new entry's page is fetched; none is asked again.
+		ts.Add("/teaser", feedtest.Entry{ID: "next", Title: "Next", Link: ts.URL + "/post/next", Body: "<p>Teaser of next.</p>", Published: day.Add(24 * time.Hour)})
+		ts.Handle("/post/next", servePage("text/html", []byte(articleHTML("Next whole words"))))
+		runAt(t, cfg, "2026-11-22T00:30:00Z")
+		if n := ts.Count("/post/next"); n != 1 {
+			t.Errorf("the new entry's page asked %d times, want once", n)
+		}
+		for path := range pages {
+			if n := ts.Count(path); n > 1 {
+				t.Errorf("%s asked again (%d times)", path, n)
+			}
+		}
+		if page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html")); !strings.Contains(page, "Next whole words") {
+			t.Error("the second digest lacks the new entry's article")
+		}
+	})
+}

@@ -1,0 +1,44 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"feeddigest/domain"
+)
+
+// claimArticle claims an entry's page for its article unless the entry
+// is stored (by key or link) or its page was claimed already.
+const claimArticle = `INSERT OR IGNORE INTO article_claims (feed_id, key, claimed_at)
+	SELECT ?1, ?2, ?4 WHERE NOT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1 AND (key = ?2 OR link = ?3))`
+
+// ClaimArticles records that the pages of new entries are to be fetched
+// (see store.Store.ClaimArticles), in one transaction committed before
+// any of them is asked for.
+func (s *Store) ClaimArticles(ctx context.Context, feedID int64, candidates []domain.Entry, limit int, now time.Time) ([]string, error) {
+	var keys []string
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, e := range candidates {
+			if len(keys) >= limit {
+				return nil
+			}
+			if e.Link == "" {
+				continue
+			}
+			res, err := tx.ExecContext(ctx, claimArticle, feedID, e.Key, e.Link, unix(now))
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				keys = append(keys, e.Key)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim the articles of feed %d: %w", feedID, err)
+	}
+	return keys, nil
+}
