@@ -29,8 +29,9 @@ type workerWorld struct {
 const workerLease = "2s"
 
 func newWorkerWorld(t *testing.T) *workerWorld {
+	bin := binary(t) // or skipped, before the cluster starts
 	db := pgtest.NewDatabase(t)
-	w := &workerWorld{bin: binary(t), farm: feedtest.StartFarm(t, 3, 150*time.Millisecond), mail: smtptest.Start(t),
+	w := &workerWorld{bin: bin, farm: feedtest.StartFarm(t, 3, 150*time.Millisecond), mail: smtptest.Start(t),
 		users: map[string][]string{}, perHost: 2, conc: 3}
 	var feeds []string
 	for _, host := range w.farm.Hosts() {
