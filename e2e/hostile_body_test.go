@@ -147,6 +147,7 @@ func (w *hostileWorld) measuredRun(t testing.TB, now string) (string, int64, err
 // completes, everyone else gets their digest, and the feed is in the
 // penalty box saying why.
 func TestNestedFeedCannotStopTheRun(t *testing.T) {
+	binary(t) // or skipped, before its bodies are made
 	w := newHostileWorld(t, `max_body = "100MB"`, map[string]http.HandlerFunc{
 		"/nested": serveBody(nestedBody()),
 		"/deeper": serveBody([]byte(strings.Replace(string(nestedBody()), "<a>", "<a><a>", -1))), // 21 MB
@@ -179,6 +180,7 @@ func TestNestedFeedCannotStopTheRun(t *testing.T) {
 // entry in the digest. (Only a feed whose reading is cut short twice in a
 // row waits out a penalty: TestFeedThatKillsEveryRunStopsAtMostTwo.)
 func TestRunDeadWhileReadingAFeedReadsItAgainLast(t *testing.T) {
+	binary(t) // or skipped, before its bodies are made
 	// 80,000 entries: within the bounds, and a second or two to parse.
 	var b strings.Builder
 	b.WriteString(`<rss version="2.0"><channel><title>slow</title>`)

@@ -46,17 +46,17 @@ func busyCPU() (stop func()) {
 // state on SQLite.
 type killWorld struct {
 	bin, dir, config, site string
-	farm                   *loopbackFarm
+	farm                   *feedtest.Farm
 	feeds                  []string
 	users                  map[string][]string // user -> feed URLs
 	mail                   *smtptest.Server
 }
 
 func newKillWorld(t *testing.T, delay time.Duration, padding int) *killWorld {
-	w := &killWorld{bin: binary(t), dir: t.TempDir(), farm: newLoopbackFarm(t, 10, delay), users: map[string][]string{},
+	w := &killWorld{bin: binary(t), dir: t.TempDir(), farm: feedtest.StartFarm(t, 10, delay), users: map[string][]string{},
 		mail: smtptest.Start(t)}
-	w.farm.padding = padding
-	for _, host := range w.farm.hosts {
+	w.farm.SetPadding(padding)
+	for _, host := range w.farm.Hosts() {
 		for i := range 10 {
 			w.feeds = append(w.feeds, fmt.Sprintf("%s/f%d", host, i))
 		}
@@ -135,16 +135,16 @@ func TestKilledMidnightPassLosesNoEntryAndBlamesNoFeed(t *testing.T) {
 		}
 	}()
 	t.Logf("seed %d", seed)
-	w.farm.startPass("2026-11-21T20:00:00Z")
+	w.farm.StartPass("2026-11-21T20:00:00Z")
 	posted := map[string]string{} // entry id -> feed URL
 	for i, f := range w.feeds {
 		for k := range 2 {
 			id := fmt.Sprintf("e-%d", 2*i+k)
-			w.farm.post(f, id)
+			w.farm.Post(f, id)
 			posted[id] = f
 		}
 	}
-	w.farm.startPass("midnight")
+	w.farm.StartPass("midnight")
 	const now = "2026-11-22T00:05:00Z"
 	stop := busyCPU()
 	killed := 0
@@ -179,7 +179,7 @@ func TestKilledMidnightPassLosesNoEntryAndBlamesNoFeed(t *testing.T) {
 		t.Fatalf("the full run: %v\n%s", err, out)
 	}
 	gets := 0
-	for _, n := range w.farm.gets["midnight"] {
+	for _, n := range w.farm.Gets()["midnight"] {
 		gets += n
 	}
 	t.Logf("%d of 4 runs killed, %d polls left unfinished by the last, %d GETs in the pass (%d feeds)", killed, marks, gets, len(w.feeds))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 )
 
@@ -156,7 +157,7 @@ type scaleWorld struct {
 	cluster       *pgtest.Cluster
 	prepared      string // database name
 	site          string // the site the preparation wrote
-	farm          *loopbackFarm
+	farm          *feedtest.Farm
 	feeds         []string
 	users         [][]string // feed URLs per user
 	start         time.Time  // the preparation's pass
@@ -167,10 +168,10 @@ type scaleWorld struct {
 
 func newScaleWorld(b *testing.B) *scaleWorld {
 	w := &scaleWorld{bin: binary(b), launcher: peakRSS(b), cluster: pgtest.Require(b), dir: b.TempDir(),
-		farm:  newLoopbackFarm(b, scaleHosts, scaleLatency),
+		farm:  feedtest.StartFarm(b, scaleHosts, scaleLatency),
 		start: time.Date(2026, 11, 20, 0, 5, 0, 0, time.UTC), logs: os.Getenv("FEEDDIGEST_BENCH_LOGS"),
 		profiles: os.Getenv("FEEDDIGEST_BENCH_PROFILES")}
-	for _, host := range w.farm.hosts {
+	for _, host := range w.farm.Hosts() {
 		for i := range scaleFeedsPerHost {
 			w.feeds = append(w.feeds, fmt.Sprintf("%s/f%d", host, i))
 		}
@@ -192,7 +193,7 @@ func newScaleWorld(b *testing.B) *scaleWorld {
 	}
 	for i, f := range w.feeds {
 		for j := range 1 + i%5 {
-			w.farm.post(f, fmt.Sprintf("p%d-%d", i, j))
+			w.farm.Post(f, fmt.Sprintf("p%d-%d", i, j))
 		}
 	}
 	url := pgtest.NewDatabase(b)
@@ -285,7 +286,7 @@ func (w *scaleWorld) day(b *testing.B, n, hours int) []passResult {
 		// A sixth of the feeds has something new every hour.
 		for i, f := range w.feeds {
 			if (i+h)%6 == 0 {
-				w.farm.post(f, fmt.Sprintf("p%d-h%d", i, h))
+				w.farm.Post(f, fmt.Sprintf("p%d-h%d", i, h))
 			}
 		}
 		out = append(out, w.pass(b, cfg, url, n, now))
@@ -302,7 +303,7 @@ func (w *scaleWorld) day(b *testing.B, n, hours int) []passResult {
 // pass planned asked for exactly once, and no other.
 func (w *scaleWorld) pass(b *testing.B, cfg, url string, n int, now time.Time) passResult {
 	name := fmt.Sprintf("%s %s", url, now.Format(time.RFC3339))
-	w.farm.startPass(name)
+	w.farm.StartPass(name)
 	r := passResult{now: now, rss: make([]int64, n)}
 	outs := make([]string, n)
 	errs := make([]error, n)
@@ -363,9 +364,7 @@ func (w *scaleWorld) pass(b *testing.B, cfg, url string, n int, now time.Time) p
 	for _, f := range planned {
 		inPlan[f] = true
 	}
-	w.farm.mu.Lock()
-	gets := w.farm.gets[name]
-	w.farm.mu.Unlock()
+	gets := w.farm.Gets()[name]
 	for _, f := range planned {
 		if gets[f] != 1 {
 			b.Errorf("pass %s with %d workers: %s asked for %d times, want once", now.Format(time.RFC3339), n, f, gets[f])

@@ -3,138 +3,25 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 	"feeddigest/internal/smtptest"
 )
-
-// loopbackFarm serves RSS feeds from many loopback hosts (127.0.1.1,
-// 127.0.1.2, ...: each a host of its own to the per-host limits), each
-// answer after a delay, and records per pass how often each feed was
-// asked for and the most requests any host had in flight at once. An
-// entry is dated with the pass it was posted in, as a real feed dates it.
-type loopbackFarm struct {
-	mu       sync.Mutex
-	pass     string
-	gets     map[string]map[string]int // pass -> feed URL -> GETs
-	inFlight map[string]int            // host -> requests being answered
-	peak     map[string]int            // host -> most in flight at once
-	posts    map[string][]string       // feed URL -> entry ids, oldest first
-	dated    map[string]string         // entry id -> its date, the pass it was posted in
-	delay    time.Duration
-	// padding, when set, is how many paragraphs of text each entry's
-	// description has beyond its first: a heavier body takes longer to
-	// parse and sanitise, with its poll's mark committed (see
-	// store.Store.BeginAttempt).
-	padding int
-	hosts   []string // base URLs, http://127.0.x.y:port
-	servers []*http.Server
-}
-
-// newLoopbackFarm starts hosts servers; it skips the test when the
-// machine's loopback is not 127.0.0.0/8 (all of it loopback on Linux).
-func newLoopbackFarm(t testing.TB, hosts int, delay time.Duration) *loopbackFarm {
-	f := &loopbackFarm{gets: map[string]map[string]int{}, inFlight: map[string]int{}, peak: map[string]int{},
-		posts: map[string][]string{}, dated: map[string]string{}, delay: delay}
-	for i := range hosts {
-		ip := fmt.Sprintf("127.0.%d.%d", 1+i/250, 1+i%250)
-		l, err := net.Listen("tcp", ip+":0")
-		if err != nil {
-			t.Fatalf("listen on %s (the tests need 127.0.0.0/8 as loopback): %v", ip, err)
-		}
-		srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(l)
-		f.servers = append(f.servers, srv)
-		f.hosts = append(f.hosts, "http://"+l.Addr().String())
-	}
-	t.Cleanup(func() {
-		for _, s := range f.servers {
-			s.Close()
-		}
-	})
-	return f
-}
-
-func (f *loopbackFarm) startPass(name string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pass = name
-	if f.gets[name] == nil {
-		f.gets[name] = map[string]int{}
-	}
-}
-
-func (f *loopbackFarm) post(url, id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.posts[url] = append(f.posts[url], id)
-	f.dated[id] = f.pass
-}
-
-func (f *loopbackFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	url := "http://" + r.Host + r.URL.Path
-	f.mu.Lock()
-	if r.Method == http.MethodGet {
-		f.gets[f.pass][url]++
-	}
-	f.inFlight[r.Host]++
-	f.peak[r.Host] = max(f.peak[r.Host], f.inFlight[r.Host])
-	ids := append([]string(nil), f.posts[url]...)
-	dates := make([]string, len(ids))
-	for i, id := range ids {
-		dates[i] = f.dated[id]
-	}
-	delay, padding := f.delay, f.padding
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight[r.Host]--
-		f.mu.Unlock()
-	}()
-	select {
-	case <-time.After(delay):
-	case <-r.Context().Done(): // the client went away (a killed run)
-		return
-	}
-	etag := fmt.Sprintf(`"%d"`, len(ids))
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
-	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link><description>Text of %[1]s`, ids[i])
-		for p := range padding {
-			fmt.Fprintf(&b, `&lt;p&gt;Paragraph %d of %s, &lt;em&gt;with some&lt;/em&gt; &lt;a href="https://site.example/%s/%d"&gt;markup&lt;/a&gt; to sanitise, and words enough to make an excerpt of it all.&lt;/p&gt;`, p, ids[i], ids[i], p)
-		}
-		b.WriteString(`</description>`)
-		if when, err := time.Parse(time.RFC3339, dates[i]); err == nil {
-			fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, when.Format(time.RFC1123Z))
-		}
-		b.WriteString(`</item>`)
-	}
-	b.WriteString(`</channel></rss>`)
-	fmt.Fprint(w, b.String())
-}
 
 // workerWorld is one PostgreSQL state, a loopback farm, an SMTP server and
 // a config that several worker processes share.
 type workerWorld struct {
 	bin, config, site string
 	users             map[string][]string // user -> feed URLs
-	farm              *loopbackFarm
+	farm              *feedtest.Farm
 	mail              *smtptest.Server
 	perHost, conc     int
 }
@@ -142,11 +29,12 @@ type workerWorld struct {
 const workerLease = "2s"
 
 func newWorkerWorld(t *testing.T) *workerWorld {
+	bin := binary(t) // or skipped, before the cluster starts
 	db := pgtest.NewDatabase(t)
-	w := &workerWorld{bin: binary(t), farm: newLoopbackFarm(t, 3, 150*time.Millisecond), mail: smtptest.Start(t),
+	w := &workerWorld{bin: bin, farm: feedtest.StartFarm(t, 3, 150*time.Millisecond), mail: smtptest.Start(t),
 		users: map[string][]string{}, perHost: 2, conc: 3}
 	var feeds []string
-	for _, host := range w.farm.hosts {
+	for _, host := range w.farm.Hosts() {
 		for i := range 3 {
 			feeds = append(feeds, fmt.Sprintf("%s/f%d", host, i))
 		}
@@ -192,7 +80,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var feeds []string
-	for _, host := range w.farm.hosts {
+	for _, host := range w.farm.Hosts() {
 		for i := range 3 {
 			feeds = append(feeds, fmt.Sprintf("%s/f%d", host, i))
 		}
@@ -204,13 +92,13 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	for h := range 40 + 26 {
 		now := start.Add(time.Duration(h) * time.Hour)
 		pass := now.Format(time.RFC3339)
-		w.farm.startPass(pass)
+		w.farm.StartPass(pass)
 		if h < 40 {
 			for _, f := range feeds {
 				if rng.IntN(3) == 0 {
 					n++
 					id := fmt.Sprintf("e-%d", n)
-					w.farm.post(f, id)
+					w.farm.Post(f, id)
 					posted[id] = f
 				}
 			}
@@ -264,7 +152,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 	if len(mailed) > len(outbox) || len(mailed) < len(outbox)-kills {
 		t.Errorf("%d digests mailed for %d in the outbox (%d kills)", len(mailed), len(outbox), kills)
 	}
-	for pass, gets := range w.farm.gets {
+	for pass, gets := range w.farm.Gets() {
 		repeats := 0
 		for url, n := range gets {
 			if n > 1 {
@@ -282,7 +170,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 			t.Errorf("pass %s: %d repeated requests for %d workers killed, each with at most %d polls unfinished", pass, repeats, killsIn[pass], unfinished)
 		}
 	}
-	for host, peak := range w.farm.peak {
+	for host, peak := range w.farm.Peaks() {
 		if peak > w.perHost {
 			t.Errorf("host %s had %d requests in flight at once, per_host is %d", host, peak, w.perHost)
 		}
@@ -303,21 +191,21 @@ func TestWorkerKilledReadingAFeedLeavesItToAnotherUnblamed(t *testing.T) {
 	w := newWorkerWorld(t)
 	killer := killFeedBinary(t)
 	var feeds []string
-	for _, host := range w.farm.hosts {
+	for _, host := range w.farm.Hosts() {
 		for i := range 3 {
 			feeds = append(feeds, fmt.Sprintf("%s/f%d", host, i))
 		}
 	}
 	target := feeds[1] // one of ada's, whose midnight the pass is
-	w.farm.startPass("2026-11-21T20:00:00Z")
+	w.farm.StartPass("2026-11-21T20:00:00Z")
 	posted := map[string]string{}
 	for i, f := range feeds {
 		id := fmt.Sprintf("e-%d", i)
-		w.farm.post(f, id)
+		w.farm.Post(f, id)
 		posted[id] = f
 	}
 	now := time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
-	w.farm.startPass("midnight")
+	w.farm.StartPass("midnight")
 	dying := w.command(now)
 	dying.Path = killer
 	dying.Args[0] = killer
@@ -329,7 +217,7 @@ func TestWorkerKilledReadingAFeedLeavesItToAnotherUnblamed(t *testing.T) {
 	if out, err := w.command(now).CombinedOutput(); err != nil {
 		t.Fatalf("the worker after: %v\n%s", err, out)
 	}
-	if n := w.farm.gets["midnight"][target]; n != 2 {
+	if n := w.farm.Gets()["midnight"][target]; n != 2 {
 		t.Errorf("%s asked for %d times in the pass, want 2 (read again by the other worker)", target, n)
 	}
 	checkDeliveredOnce(t, w.site, map[string][]string{"ada": w.users["ada"]}, posted, mailedTimes(t, w.mail))

@@ -3,10 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -156,34 +152,28 @@ func TestFeedCutShortTwiceWaitsOutAPenalty(t *testing.T) {
 }
 
 // A pass interrupted on purpose (SIGINT, SIGTERM) stops listening: the
-// polls it abandoned, even one that was parsing, did not fail, and the
-// next run makes them at once.
+// polls it abandoned, even one whose body it was reading (its mark
+// committed), did not fail, and the next run makes them at once. The
+// interruption comes as the body is about to be read (testHookReading,
+// a variable of the package: the test runs beside no other).
 func TestInterruptedPassLeavesNoMarks(t *testing.T) {
-	forEachState(t, func(t *testing.T, state backend) {
-		var b strings.Builder
-		b.WriteString(`<rss version="2.0"><channel><title>slow</title>`)
-		for i := range 60_000 { // a second or so to parse
-			fmt.Fprintf(&b, "<item><guid>%d</guid><title>x</title></item>", i)
-		}
-		b.WriteString(`</channel></rss>`)
-		served := make(chan struct{}, 1)
-		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.WriteString(w, b.String())
-			served <- struct{}{}
-		}))
-		defer slow.Close()
-		cfg := testConfig(t, state, oneUser(t, slow.URL+"/x"), "")
+	forEachStateInTurn(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		pub.Add("/x", entry("x-1", "2026-11-21T10:00:00Z"))
+		cfg := testConfig(t, state, oneUser(t, pub.URL+"/x"), "")
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			<-served
-			time.Sleep(100 * time.Millisecond) // parsing
+		defer cancel()
+		reading := false
+		testHookReading = func(string) {
+			reading = true
 			cancel()
-		}()
-		_, err := Run(ctx, cfg, Options{Now: at("2026-11-21T12:00:00Z")})
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Run = %v, want interrupted", err)
 		}
-		x, marks := recordAndMarks(t, cfg.State, slow.URL+"/x")
+		t.Cleanup(func() { testHookReading = nil })
+		_, err := Run(ctx, cfg, Options{Now: at("2026-11-21T12:00:00Z")})
+		if !errors.Is(err, context.Canceled) || !reading {
+			t.Fatalf("Run = %v (interrupted reading the body: %v), want interrupted as it read", err, reading)
+		}
+		x, marks := recordAndMarks(t, cfg.State, pub.URL+"/x")
 		if len(marks) != 0 {
 			t.Errorf("an interrupted pass left marks: %+v", marks)
 		}

@@ -3,98 +3,33 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"net"
+	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"feeddigest/config"
-	"feeddigest/internal/pgtest"
+	"feeddigest/internal/feedtest"
 )
 
-// hostFarm serves RSS feeds from several loopback hosts (127.0.0.2,
-// 127.0.0.3, ...: distinct hosts to the per-host limits), slowly, and
-// records per pass how often each feed was asked for and how many
-// requests each host had in flight at most.
-type hostFarm struct {
-	mu       sync.Mutex
-	pass     string                    // the pass requests now belong to
-	gets     map[string]map[string]int // pass -> feed URL -> requests
-	inFlight map[string]int            // host -> requests being answered
-	peak     map[string]int            // host -> most requests in flight at once
-	posts    map[string][]string       // feed URL -> entry ids, oldest first
-	delay    time.Duration
-	servers  []*httptest.Server
+// hostFarm is feedtest's farm under the names publish_test.go calls it
+// by: it goes when that test moves to the package of pages.
+type hostFarm struct{ *feedtest.Farm }
+
+func newHostFarm(t *testing.T, hosts int, delay time.Duration) hostFarm {
+	return hostFarm{feedtest.StartFarm(t, hosts, delay)}
 }
 
-func newHostFarm(t *testing.T, hosts int, delay time.Duration) *hostFarm {
-	f := &hostFarm{gets: map[string]map[string]int{}, inFlight: map[string]int{}, peak: map[string]int{},
-		posts: map[string][]string{}, delay: delay}
-	for i := range hosts {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", i+2))
-		if err != nil {
-			t.Fatalf("a loopback host of its own: %v", err)
-		}
-		ts := httptest.NewUnstartedServer(f)
-		ts.Listener.Close()
-		ts.Listener = l
-		ts.Start()
-		t.Cleanup(ts.Close)
-		f.servers = append(f.servers, ts)
-	}
-	return f
-}
-
-func (f *hostFarm) url(host int, path string) string { return f.servers[host].URL + path }
-
-func (f *hostFarm) startPass(name string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pass = name
-	f.gets[name] = map[string]int{}
-}
-
-func (f *hostFarm) post(url, id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.posts[url] = append(f.posts[url], id)
-}
-
-func (f *hostFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	url := "http://" + r.Host + r.URL.Path
-	f.mu.Lock()
-	f.gets[f.pass][url]++
-	f.inFlight[r.Host]++
-	f.peak[r.Host] = max(f.peak[r.Host], f.inFlight[r.Host])
-	ids := append([]string(nil), f.posts[url]...)
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.inFlight[r.Host]--
-		f.mu.Unlock()
-	}()
-	time.Sleep(f.delay)
-	etag := fmt.Sprintf(`"%d"`, len(ids))
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<rss version="2.0"><channel><title>%s</title>`, r.URL.Path)
-	for i := len(ids) - 1; i >= 0 && i >= len(ids)-20; i-- {
-		fmt.Fprintf(&b, `<item><guid>%[1]s</guid><title>Post %[1]s</title><link>https://site.example/%[1]s</link></item>`, ids[i])
-	}
-	b.WriteString(`</channel></rss>`)
-	fmt.Fprint(w, b.String())
-}
+func (f hostFarm) url(host int, path string) string { return f.URL(host, path) }
+func (f hostFarm) post(url, id string)              { f.Post(url, id) }
+func (f hostFarm) startPass(name string)            { f.StartPass(name) }
 
 // Three runs started together each hour on one PostgreSQL state share
 // every pass: each due feed is asked for once per pass, never more than
@@ -103,13 +38,13 @@ func (f *hostFarm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // once. And they do share: more than one run polls in a pass.
 func TestRunsShareAPass(t *testing.T) {
 	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
-	db := pgtest.NewDatabase(t)
+	db := migratedDatabase(t)
 	const hosts, feedsPerHost, runs = 3, 4, 3
-	farm := newHostFarm(t, hosts, 20*time.Millisecond)
+	farm := feedtest.StartFarm(t, hosts, 20*time.Millisecond)
 	var feeds []string
 	for h := range hosts {
 		for i := range feedsPerHost {
-			feeds = append(feeds, farm.url(h, fmt.Sprintf("/feed%d", i)))
+			feeds = append(feeds, farm.URL(h, fmt.Sprintf("/feed%d", i)))
 		}
 	}
 	zones := []string{"Europe/London", "America/New_York", "Asia/Tokyo", "Asia/Kolkata"}
@@ -146,16 +81,16 @@ func TestRunsShareAPass(t *testing.T) {
 	shared := 0
 	for h := range hours {
 		now := start.Add(time.Duration(h) * time.Hour)
+		farm.StartPass(now.Format(time.RFC3339))
 		if h < hours-26 { // the last day posts nothing: its entries reach every digest
 			for i, f := range feeds {
 				if (h+i)%3 == 0 {
 					id := fmt.Sprintf("p-%d", h*100+i)
-					farm.post(f, id)
+					farm.Post(f, id)
 					posted[id] = f
 				}
 			}
 		}
-		farm.startPass(now.Format(time.RFC3339))
 		sums := make([]Summary, runs)
 		errs := make([]error, runs)
 		var wg sync.WaitGroup
@@ -181,12 +116,13 @@ func TestRunsShareAPass(t *testing.T) {
 		if polling > 1 {
 			shared++
 		}
-		for url, n := range farm.gets[now.Format(time.RFC3339)] {
+		asked := farm.Requests()[now.Format(time.RFC3339)]
+		for url, n := range asked {
 			if n > 1 {
 				t.Errorf("pass %s: %s asked for %d times", now, url, n)
 			}
 		}
-		if want := len(farm.gets[now.Format(time.RFC3339)]); polled != want {
+		if want := len(asked); polled != want {
 			t.Errorf("pass %s: the runs say they polled %d feeds, the servers saw %d", now, polled, want)
 		}
 		if built != sums[0].UsersDue {
@@ -196,7 +132,7 @@ func TestRunsShareAPass(t *testing.T) {
 	if shared == 0 {
 		t.Error("in no pass did more than one run poll: the runs did not share the work")
 	}
-	for host, peak := range farm.peak {
+	for host, peak := range farm.Peaks() {
 		if peak > cfg.Fetch.PerHost {
 			t.Errorf("host %s had %d requests in flight at once, per_host is %d", host, peak, cfg.Fetch.PerHost)
 		}
@@ -222,14 +158,30 @@ func TestRunsShareAPass(t *testing.T) {
 // A run too slow to renew its lease (a loaded machine, a long pause) finds
 // its host taken over when it saves: it leaves the host to the run that
 // took it and claims on, and both runs end well; the feed is saved once.
+// The farm holds the first run's answer until the second run asks for a
+// feed (so holds the host), and the second run's answers until the first
+// has said that its work was taken over.
 func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
 	t.Parallel() // with the other tests of a PostgreSQL state of their own, after the rest
-	db := pgtest.NewDatabase(t)
-	farm := newHostFarm(t, 1, 1500*time.Millisecond)
-	feeds := []string{farm.url(0, "/feed0"), farm.url(0, "/feed1")}
+	db := migratedDatabase(t)
+	farm := feedtest.StartFarm(t, 1, 0)
+	now := at("2026-11-21T00:05:00Z")
+	farm.StartPass(now.Format(time.RFC3339))
+	feeds := []string{farm.URL(0, "/feed0"), farm.URL(0, "/feed1")}
 	for _, f := range feeds {
-		farm.post(f, "p-"+f[len(f)-1:])
+		farm.Post(f, "p-"+f[len(f)-1:])
 	}
+	asking := make(chan struct{}, 4) // a request came, and is held
+	answerA, answerB := make(chan struct{}), make(chan struct{})
+	var held atomic.Int32
+	farm.Hold(func(*http.Request) {
+		answer := answerB
+		if held.Add(1) == 1 {
+			answer = answerA // the first run's
+		}
+		asking <- struct{}{}
+		<-answer
+	})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.toml")
 	text := fmt.Sprintf("state = %q\n[fetch]\nallow_private_networks = true\nconcurrency = 1\nper_host = 1\nhost_rate = 50.0\n", db) +
@@ -241,25 +193,18 @@ func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := at("2026-11-21T00:05:00Z")
-	farm.startPass(now.Format(time.RFC3339))
 	// A long lease, renewed every 10 s: the test ends it by hand.
-	opts := Options{Now: now, Lease: 30 * time.Second}
+	takenOver := logSaying{msg: "work taken over by another run", said: make(chan struct{})}
+	optsA := Options{Now: now, Lease: 30 * time.Second, Log: slog.New(&takenOver)}
 	errA := make(chan error, 1)
 	go func() {
-		_, err := Run(context.Background(), cfg, opts)
+		_, err := Run(context.Background(), cfg, optsA)
 		errA <- err
 	}()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		farm.mu.Lock()
-		polling := farm.inFlight[farm.servers[0].Listener.Addr().String()] > 0
-		farm.mu.Unlock()
-		if polling {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first run never polled")
-		}
+	select {
+	case <-asking: // the first run holds the host, and polls
+	case err := <-errA:
+		t.Fatalf("the first run ended before it polled: %v", err)
 	}
 	conn, err := pgx.Connect(context.Background(), db)
 	if err != nil {
@@ -269,7 +214,24 @@ func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "UPDATE workers SET alive_until = clock_timestamp() - interval '1 second'"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), cfg, opts); err != nil {
+	errB := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), cfg, Options{Now: now, Lease: 30 * time.Second})
+		errB <- err
+	}()
+	select {
+	case <-asking: // the second run took the host over
+	case err := <-errB:
+		t.Fatalf("the second run ended before it polled: %v", err)
+	}
+	close(answerA)
+	select {
+	case <-takenOver.said:
+	case err := <-errA:
+		t.Fatalf("the run whose lease lapsed ended (%v) without finding its host taken over", err)
+	}
+	close(answerB)
+	if err := <-errB; err != nil {
 		t.Errorf("the run that took the host over: %v", err)
 	}
 	if err := <-errA; err != nil {
@@ -278,4 +240,22 @@ func TestARunThatLostItsLeaseClaimsOn(t *testing.T) {
 	if got := delivered(t, cfg, "ada"); got["p-0"] != 1 || got["p-1"] != 1 {
 		t.Errorf("delivered %v, want p-0 and p-1 once each", got)
 	}
+}
+
+// logSaying is a log handler that closes said when a record says msg.
+type logSaying struct {
+	msg  string
+	said chan struct{}
+	once sync.Once
+}
+
+func (h *logSaying) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logSaying) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *logSaying) WithGroup(string) slog.Handler            { return h }
+
+func (h *logSaying) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.said) })
+	}
+	return nil
 }

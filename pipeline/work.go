@@ -107,8 +107,8 @@ func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 	defer client.Close()
 	w := newWorker(p, ps, client)
 	g, gctx := errgroup.WithContext(ctx)
-	for range max(1, p.cfg.Fetch.Concurrency) {
-		g.Go(func() error { return w.loop(gctx) })
+	for i := range max(1, p.cfg.Fetch.Concurrency) {
+		g.Go(func() error { return w.loop(gctx, i == 0) })
 	}
 	err := g.Wait()
 	// What was polled before an interruption is saved all the same, as
@@ -131,66 +131,65 @@ type worker struct {
 	// progress; under pass.mu.
 	done, failed int
 	randMu       sync.Mutex
-	// finished is closed, and replaced, each time a claim loop of this
-	// run finishes work or finds work after waiting: the loops waiting
-	// for work look again at once. Of the loops waiting, one (the
+	// nudge wakes one claim loop waiting for work (see wake): the loops
+	// ask for work one by one, as there is some, not all at every piece
+	// finished (on PostgreSQL each asking is a question to the server,
+	// over a connection of its own). Of the loops waiting, one (the
 	// watcher) also looks every waitForWork, for the work of other runs:
 	// sixteen loops of four runs asking the database in turn, at the end
 	// of the polls, cost more than the work they wait for.
-	finishedMu sync.Mutex
-	finished   chan struct{}
-	watching   bool // a loop is the watcher; under finishedMu
+	nudge      chan struct{}
+	watchingMu sync.Mutex
+	watching   bool // a loop is the watcher; under watchingMu
 	// group holds the unchanged polls waiting to be saved together.
 	group unchangedGroup
 }
 
 func newWorker(p *pass, ps store.Pass, client *fetch.Client) *worker {
 	return &worker{pass: p, ps: ps, client: client, inFlight: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
-		finished: make(chan struct{}), group: unchangedGroup{together: savesTogether(p.st)}}
+		nudge: make(chan struct{}, 1), group: unchangedGroup{together: savesTogether(p.st)}}
 }
 
-// wake tells the waiting claim loops that work was finished, or found.
+// wake wakes one waiting claim loop, to ask for work: a loop wakes
+// another when it claims work (there may be more) and when it finds the
+// pass done (the next finds it done too). A loop that finishes work asks
+// for more itself, so what it finished frees needs no other loop to
+// look. The one token is kept until a loop takes it: a wake while no
+// loop waits is not lost.
 func (w *worker) wake() {
-	w.finishedMu.Lock()
-	defer w.finishedMu.Unlock()
-	close(w.finished)
-	w.finished = make(chan struct{})
+	select {
+	case w.nudge <- struct{}{}:
+	default: // a loop will look already
+	}
 }
 
-// wait waits until a claim loop of this run finishes or finds work, or
+// wait waits until a claim loop of this run wakes it (see wake), or
 // freed is closed; the watcher also for half to one and a half times
-// every (watcher says it was).
-func (w *worker) wait(ctx context.Context, every time.Duration, freed <-chan struct{}) (watcher bool, err error) {
-	w.finishedMu.Lock()
-	finished := w.finished
-	watcher = !w.watching
+// every.
+func (w *worker) wait(ctx context.Context, every time.Duration, freed <-chan struct{}) error {
+	w.watchingMu.Lock()
+	watcher := !w.watching
 	w.watching = true
-	w.finishedMu.Unlock()
-	if !watcher {
-		select {
-		case <-finished:
-			return false, nil
-		case <-freed:
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+	w.watchingMu.Unlock()
+	var timeout <-chan time.Time // never, but for the watcher
+	if watcher {
+		defer func() {
+			w.watchingMu.Lock()
+			w.watching = false
+			w.watchingMu.Unlock()
+		}()
+		t := time.NewTimer(every/2 + w.jitter(every))
+		defer t.Stop()
+		timeout = t.C
 	}
-	defer func() {
-		w.finishedMu.Lock()
-		w.watching = false
-		w.finishedMu.Unlock()
-	}()
-	t := time.NewTimer(every/2 + w.jitter(every))
-	defer t.Stop()
 	select {
-	case <-finished:
+	case <-w.nudge:
 	case <-freed:
-	case <-t.C:
+	case <-timeout:
 	case <-ctx.Done():
-		return true, ctx.Err()
+		return ctx.Err()
 	}
-	return true, nil
+	return nil
 }
 
 // waitForWork is how long the watcher waits when nothing is free but
@@ -203,10 +202,15 @@ const (
 	waitForEnd  = 50 * time.Millisecond
 )
 
-// loop claims work until the pass is done.
-func (w *worker) loop(ctx context.Context) error {
+// loop claims work until the pass is done. The first loop asks at once;
+// the others wait to be woken when it claims work (see wake).
+func (w *worker) loop(ctx context.Context, first bool) error {
 	p, co := w.pass, w.pass.st
-	watched := false // this loop was the watcher, and looks again
+	if !first {
+		if err := w.wait(ctx, waitForWork, workFreed(co)); err != nil {
+			return err
+		}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -215,36 +219,28 @@ func (w *worker) loop(ctx context.Context) error {
 		work, err := co.NextWork(ctx, w.ps)
 		switch {
 		case errors.Is(err, store.ErrPassDone):
-			if watched {
-				w.wake() // the others find it done too
-			}
+			w.wake()
 			return nil
 		case errors.Is(err, store.ErrNoWorkYet):
 			// The polls waiting to be saved together may be what the
-			// rest waits for.
+			// rest waits for: saved, this loop asks again.
 			if saved, err := w.saveWaiting(ctx); err != nil {
 				return err
 			} else if saved {
-				w.wake()
 				continue
 			}
 			every := waitForWork
 			if errors.Is(err, store.ErrPassEnding) {
 				every = waitForEnd
 			}
-			if watched, err = w.wait(ctx, every, freed); err != nil {
+			if err := w.wait(ctx, every, freed); err != nil {
 				return err
 			}
 			continue
 		case err != nil:
 			return err
 		}
-		if watched {
-			// Work came (another run's, or digests now ready): the loops
-			// waiting look for more.
-			w.wake()
-			watched = false
-		}
+		w.wake()
 		if err := w.do(ctx, work); err != nil {
 			// Given back, for another run (or this one's next claim).
 			releaseErr := co.ReleaseWork(context.WithoutCancel(ctx), work)
@@ -258,7 +254,6 @@ func (w *worker) loop(ctx context.Context) error {
 			return errors.Join(err, releaseErr)
 		}
 		err = co.FinishWork(ctx, work)
-		w.wake()
 		if errors.Is(err, store.ErrClaimLost) {
 			p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "digest", work.Digest)
 		} else if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"feeddigest/domain"
-	"feeddigest/internal/pgtest"
 	"feeddigest/store"
 )
 
@@ -17,7 +16,7 @@ var hour = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 // bob one on host b, and the plan of a pass polling all three.
 func sharedState(t *testing.T) (url string, plan store.PassPlan) {
 	t.Helper()
-	url = pgtest.NewDatabase(t)
+	url = migrated.NewDatabase(t)
 	s := open(t, url)
 	subs := map[string][]string{"ada": {"https://a.example/1", "https://a.example/2"}, "bob": {"https://b.example/1"}}
 	if err := s.SyncSubscriptions(ctx, subs, hour); err != nil {
@@ -174,6 +173,7 @@ func die(s *Store) {
 // The host of a run that died is taken over once its lease lapses; the
 // feed whose body it was reading is not read again but counted failed.
 func TestDeadRunsHostIsTakenOver(t *testing.T) {
+	t.Parallel() // beside the other tests, while it waits for a lease to lapse
 	url, plan := sharedState(t)
 	a, b := open(t, url), open(t, url)
 	const lease = time.Second
@@ -235,6 +235,7 @@ func TestDeadRunsHostIsTakenOver(t *testing.T) {
 // from the database) finds its host taken over: its late save is refused,
 // so no poll is saved twice.
 func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
+	t.Parallel() // beside the other tests, while it waits for a lease to lapse
 	url, plan := sharedState(t)
 	a, b := open(t, url), open(t, url)
 	const lease = time.Second
@@ -275,7 +276,7 @@ func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
 // The planner reads the records of the due users' feeds and of the feeds
 // whose retry or extra poll has come, and no other.
 func TestFeedsToPlan(t *testing.T) {
-	s := open(t, pgtest.NewDatabase(t))
+	s := open(t, migrated.NewDatabase(t))
 	now := hour.Add(5 * time.Minute)
 	urls := []string{"https://a.example/due", "https://a.example/retry", "https://a.example/extra",
 		"https://a.example/extra-later", "https://a.example/extra-unset", "https://a.example/other"}

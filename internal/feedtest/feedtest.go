@@ -5,7 +5,9 @@
 // other than GET and HEAD); scripted answers in a feed's place (404, 410,
 // 429 or 503 with Retry-After, a redirect, an HTML page); a latency;
 // bespoke handlers; and a folder of files. It records every request, by
-// path and method, and how many were in flight at once, per host.
+// path and method, and how many were in flight at once, per host. A Farm
+// serves simple feeds from many loopback hosts at once, for the runs that
+// share passes.
 package feedtest
 
 import (

@@ -19,7 +19,8 @@ type NewCoordinator func(t *testing.T) store.Coordinator
 // RunCoordinator runs the behaviour tests of the Coordinator contract
 // against states made by newCoordinator: the work items of a pass, as
 // one run claims them (PostgreSQL's coordinator, shared by runs, and the
-// in-process one of a state that one run holds keep the same rules).
+// in-process one of a state that one run holds keep the same rules). The
+// tests run in parallel, each on a state of its own.
 func RunCoordinator(t *testing.T, newCoordinator NewCoordinator) {
 	tests := []struct {
 		name string
@@ -32,7 +33,10 @@ func RunCoordinator(t *testing.T, newCoordinator NewCoordinator) {
 		{"FeedsToPlanHasTheFeedsAsked", testFeedsToPlanHasTheFeedsAsked},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.run(t, newCoordinator(t)) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, newCoordinator(t))
+		})
 	}
 }
 

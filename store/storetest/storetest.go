@@ -24,7 +24,7 @@ import (
 type NewStore func(t *testing.T) (s store.Store, reopen func(t *testing.T) store.Store)
 
 // Run runs every behaviour test of the contract against stores made by
-// newStore.
+// newStore, in parallel: each test has a store of its own.
 func Run(t *testing.T, newStore NewStore) {
 	tests := []struct {
 		name string
@@ -63,7 +63,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ArticlesClaimedOnce", testArticlesClaimedOnce},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.run(t, newStore) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, newStore)
+		})
 	}
 }
 
