@@ -217,16 +217,28 @@ func (p *pass) noteMailProblems(ctx context.Context) error {
 }
 
 func (p *pass) newSender() (*mail.Sender, error) {
-	srv := p.cfg.Email.SMTP
-	var opts []mail.SenderOption
-	switch p.cfg.Email.TLS {
+	return NewSender(p.cfg.Email, p.opts.SMTPPassword)
+}
+
+// NewSender is the sender the [email] table describes: its TLS mode and
+// the certificates tls_ca trusts. `check` probes the server with it.
+func NewSender(e config.Email, password string, opts ...mail.SenderOption) (*mail.Sender, error) {
+	srv := e.SMTP
+	switch e.TLS {
 	case config.TLSNone:
 		opts = append(opts, mail.WithoutTLS())
 	case config.TLSOpportunistic:
-	default: // config.TLSStartTLS, the default
+	default: // config.TLSStartTLS (the default) and config.TLSImplicit
 		opts = append(opts, mail.WithRequiredTLS())
 	}
-	return mail.NewSender(srv.Host, srv.Port, srv.User, p.opts.SMTPPassword, srv.ImplicitTLS, opts...)
+	if e.TLSCA != "" {
+		trust, err := mail.TrustedCA(e.TLSCA)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, trust)
+	}
+	return mail.NewSender(srv.Host, srv.Port, srv.User, password, srv.ImplicitTLS, opts...)
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not
