@@ -22,17 +22,24 @@ func TestDigestThroughLocalRelay(t *testing.T) {
 	start := time.Date(2026, 11, 21, 0, 5, 0, 0, time.UTC)
 	for i, tt := range []struct {
 		name, tls string
-		delivered int // in the Maildir after this case
+		checked   string // what check says of the connection
+		delivered int    // in the Maildir after this case
 	}{
-		{"starttls without tls_ca", "tls = \"starttls\"\n", 0},
-		{"opportunistic", "tls = \"opportunistic\"\n", 1},
-		{"starttls with tls_ca", fmt.Sprintf("tls = \"starttls\"\ntls_ca = %q\n", r.CAFile), 2},
+		{"starttls without tls_ca", "tls = \"starttls\"\n", "email.tls_ca", 0},
+		{"opportunistic", "tls = \"opportunistic\"\n", "encrypted, certificate not verified", 1},
+		{"starttls with tls_ca", fmt.Sprintf("tls = \"starttls\"\ntls_ca = %q\n", r.CAFile), "encrypted, certificate verified", 2},
 	} {
 		dir := t.TempDir()
 		cfg := writeConfig(t, dir, fmt.Sprintf("[fetch]\nallow_private_networks = true\n"+
 			"[email]\nfrom = \"Digest <digest@example.org>\"\nsmtp = %q\n%s"+
 			"[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nemail = \"ada@example.org\"\nfeeds = [%q]\n", smtpURL, tt.tls, feeds.URL+"/ada"))
-		code, stdout, stderr := feeddigest(t, dir, []string{"FEEDDIGEST_SMTP_PASSWORD=" + relayPassword},
+		env := []string{"FEEDDIGEST_SMTP_PASSWORD=" + relayPassword}
+		code, stdout, stderr := feeddigest(t, dir, env, "check", "-config", cfg)
+		if (code == 0) != (tt.delivered > 0) || !strings.Contains(stdout, tt.checked) ||
+			(tt.delivered > 0 && !strings.Contains(stdout, "accepted for "+relayUser)) {
+			t.Errorf("%s: check exits %d and says:\n%s%s", tt.name, code, stdout, stderr)
+		}
+		code, stdout, stderr = feeddigest(t, dir, env,
 			"run", "-config", cfg, "-now", start.Add(time.Duration(i)*time.Hour).Format(time.RFC3339))
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", tt.name, code, stdout, stderr)
