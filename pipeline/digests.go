@@ -452,7 +452,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 			recent = append(recent, newest.titles)
 			continue
 		}
-		if kept.Keeps(u.Name, p.cfg.SiteURL, d.Date, d.BuiltAt) {
+		if kept.Keeps(u.Name, p.atomSite(), d.Date, d.BuiltAt) {
 			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
@@ -466,7 +466,7 @@ func (p *pass) writeUserIndex(ctx context.Context, pub *site.Publisher, u config
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeedKeeping(w, u.Name, p.cfg.SiteURL, recent, p.opts.Now, kept)
+		return render.WriteAtomFeedKeeping(w, u.Name, p.atomSite(), recent, p.opts.Now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)

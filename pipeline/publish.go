@@ -38,6 +38,9 @@ func Publish(ctx context.Context, cfg *config.Config, dir string, now time.Time)
 	opts.defaults()
 	var sum Summary
 	p := &pass{cfg: cfg, opts: opts, rd: rd, sum: &sum}
+	if p.installation, err = rd.Installation(ctx); err != nil {
+		return out, rd.Damaged(err)
+	}
 	pub := site.New(out.Dir, "") // pages only: the outbox is the runs' business
 	if err := pub.Favicon(); err != nil {
 		return out, err

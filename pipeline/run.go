@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -33,6 +34,10 @@ type Options struct {
 	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
 	Progress     func(Event)                                // optional progress reports
 	SMTPPassword string
+	// Entropy makes the installation's id, once (see installation.go);
+	// nil: crypto/rand. Not Rand: seeded from the clock, two installations
+	// started in the same second would share it.
+	Entropy io.Reader
 	// Lease is how long the claims of a run sharing a pass (PostgreSQL)
 	// outlive the run: it renews them while it lives, and the work of a
 	// run that died is taken over once they lapse. 0: DefaultLease.
@@ -141,6 +146,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	defer st.Close()
 	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum}
+	if p.installation, err = keepInstallation(ctx, st, opts.Entropy); err != nil {
+		return sum, st.Damaged(err)
+	}
 	if err := p.work(ctx); err != nil {
 		return sum, st.Damaged(err)
 	}
@@ -168,6 +176,9 @@ type pass struct {
 	// rd is st, or, for publish, a state read without writing: what
 	// writing pages needs.
 	rd store.Reader
+	// installation is the state's id, which Atom ids are built from when
+	// no site_url is set.
+	installation string
 	// mu guards sum, and the progress reports, saved from the claim
 	// loops; randMu guards opts.Rand.
 	mu, randMu sync.Mutex

@@ -235,6 +235,9 @@ var migrations = []string{
 	// 9 (SQLite's 15): how many reads of a feed in a row a poll mark has
 	// seen cut short (see store.Attempt.Reads).
 	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
+	// 10 (SQLite's 16): the installation's id
+	// (store.Store.KeepInstallation), one row.
+	`CREATE TABLE installation (one integer PRIMARY KEY CHECK (one = 1), id text NOT NULL);`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -203,6 +203,8 @@ var migrations = []string{
 	// is read again, and only a second cut short in a row is the feed's
 	// fault.
 	`ALTER TABLE poll_attempts ADD COLUMN reads INTEGER NOT NULL DEFAULT 1;`,
+	// 16: the installation's id (store.Store.KeepInstallation), one row.
+	`CREATE TABLE installation (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL);`,
 }
 
 // schemaVersion is the version a migrated file has.
