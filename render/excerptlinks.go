@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"golang.org/x/net/html"
+
+	"feeddigest/domain"
 )
 
 // linkedExcerpt is an excerpt for the plain-text email: each link whose
@@ -47,7 +49,8 @@ type excerptLinker struct {
 	body, own string
 	text      collapser // the text read so far
 	links     []string
-	at        []int // where each link's mark goes in body
+	at        []int      // where each link's mark goes in body
+	stop      *html.Node // where the walk stopped, past the excerpt; nil: it read all
 }
 
 // Where the text read so far stands against the excerpt.
@@ -76,14 +79,14 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 	switch n.Type {
 	case html.TextNode:
 		l.text.write(n.Data)
-		_, where := l.seen()
-		return where == within
+		return l.goOn(n)
 	case html.ElementNode:
 		if skipText[n.Data] {
 			return true
 		}
 		if href := linkTarget(n); href != "" {
-			return l.link(n, href)
+			l.link(n, href)
+			return l.goOn(n)
 		}
 	}
 	block := n.Type == html.ElementNode && blockText[n.Data]
@@ -101,19 +104,60 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 	return true
 }
 
+// goOn says whether the walk goes on after n: while the text read is
+// within the excerpt. Else it notes n as where it stopped.
+func (l *excerptLinker) goOn(n *html.Node) bool {
+	if _, where := l.seen(); where == within {
+		return true
+	}
+	l.stop = n
+	return false
+}
+
 // link reads the a element n, whose text starts inside the excerpt, and
 // marks href after its text, or at the cut when the text runs past it.
-func (l *excerptLinker) link(n *html.Node, href string) bool {
+func (l *excerptLinker) link(n *html.Node, href string) {
 	start, _ := l.seen()
 	w := textWriter{limit: -1}
 	w.write(n)
 	l.text.write(w.String())
 	end, where := l.seen()
-	if where == differs || end == start || href == l.own {
-		return where == within
+	if where != differs && end > start && href != l.own {
+		l.add(href, min(end, len(l.body)))
 	}
-	l.add(href, min(end, len(l.body)))
-	return where == within
+}
+
+// ExcerptHTML is the start of f's HTML that holds its excerpt, the rest
+// cut off, or "" when the excerpt shows no link: all that the plain-text
+// email needs of the HTML (see linkExcerpt), where a digest's email
+// drops the HTML itself to stay small.
+func ExcerptHTML(f domain.Fragments) string {
+	body := strings.TrimSuffix(f.Excerpt, "…")
+	if body == "" || !strings.Contains(f.HTML, "<a") {
+		return ""
+	}
+	doc, err := html.Parse(strings.NewReader(f.HTML))
+	if err != nil || findBody(doc) == nil {
+		return ""
+	}
+	root := findBody(doc)
+	l := excerptLinker{body: body}
+	l.walk(root)
+	if len(l.links) == 0 {
+		return ""
+	}
+	for n := l.stop; n != nil && n != root; n = n.Parent {
+		for n.NextSibling != nil {
+			n.Parent.RemoveChild(n.NextSibling)
+		}
+	}
+	var b strings.Builder
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			return ""
+		}
+	}
+	return b.String()
 }
 
 // add notes href, once: a second link to the same URL shares its number.

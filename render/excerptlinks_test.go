@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"feeddigest/domain"
 )
 
 func TestLinkExcerpt(t *testing.T) {
@@ -74,6 +76,11 @@ func FuzzLinkExcerpt(f *testing.F) {
 		if unmarked != excerpt {
 			t.Fatalf("marked %q does not come from %q", got.Text, excerpt)
 		}
+		// What an email keeps of the HTML marks the same links.
+		kept := linkExcerpt(ExcerptHTML(domain.Fragments{HTML: content, Excerpt: excerpt}), excerpt, "")
+		if kept.Text != got.Text || len(kept.Links) != len(got.Links) {
+			t.Fatalf("from ExcerptHTML: %q %v, from the HTML: %q %v", kept.Text, kept.Links, got.Text, got.Links)
+		}
 	})
 }
 
@@ -84,5 +91,19 @@ func TestLinkExcerptManyEmptyElements(t *testing.T) {
 	got := linkExcerpt(content, "word", "")
 	if got.Text != "word [1]" {
 		t.Errorf("text %q", got.Text)
+	}
+}
+
+// ExcerptHTML keeps of a long post only what holds its excerpt's links.
+func TestExcerptHTMLIsTheExcerptsPart(t *testing.T) {
+	content := `<p>Recipe from <a href="https://friend.example/r">a friend</a>, and more.</p>` +
+		strings.Repeat(`<p>Later <a href="https://later.example/">words</a> here.</p>`, 1000)
+	f := domain.Fragments{HTML: content, Excerpt: cut(plainText(content), excerptWords, excerptChars)}
+	got := ExcerptHTML(f)
+	if len(got) > 1000 || !strings.Contains(got, `href="https://friend.example/r"`) {
+		t.Errorf("ExcerptHTML kept %d bytes:\n%.500s", len(got), got)
+	}
+	if ExcerptHTML(domain.Fragments{HTML: "<p>No links.</p>", Excerpt: "No links."}) != "" {
+		t.Error("HTML kept for an excerpt without links")
 	}
 }
