@@ -65,6 +65,7 @@ func checkSMTP(ctx context.Context, w io.Writer, e config.Email, password string
 		found, err = sender.Probe(ctx)
 	}
 	if err != nil {
+		err = pipeline.MailAdvice(err)
 		fmt.Fprintf(w, "  %-12s %s\n", "failed", oneLine(err.Error()))
 		return fmt.Errorf("the mail server: %w", err)
 	}

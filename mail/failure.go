@@ -34,7 +34,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // CertificateError: the server's certificate did not verify, a matter
 // of configuration, not of waiting. Its message names the certificate
-// and what to set.
+// and what it was checked against.
 type CertificateError struct {
 	Host    string
 	Subject string // the certificate's subject and issuer, "" if none was seen
@@ -51,14 +51,9 @@ func (e *CertificateError) Error() string {
 	}
 	against := "the system's trusted roots"
 	if e.CAFile != "" {
-		against = "email.tls_ca (" + e.CAFile + ")"
+		against = "the trusted certificates in " + e.CAFile
 	}
-	fmt.Fprintf(&b, " does not verify against %s: %v; ", against, e.Err)
-	if e.CAFile != "" {
-		b.WriteString("check that email.tls_ca is the relay's current certificate")
-	} else {
-		b.WriteString(`if the relay is yours, set email.tls_ca to its certificate (a PEM file), or email.tls = "opportunistic" to encrypt without verifying`)
-	}
+	fmt.Fprintf(&b, " does not verify against %s: %v", against, e.Err)
 	return b.String()
 }
 
@@ -66,7 +61,7 @@ func (e *CertificateError) Unwrap() error { return e.Err }
 
 // ErrLoginNeedsTLS: a user name is set but the server offers no
 // STARTTLS, and a password is never sent unencrypted.
-var ErrLoginNeedsTLS = errors.New(`the server offers no STARTTLS, and a login is never sent unencrypted: drop the user from email.smtp for a relay that needs no login, or have the relay offer STARTTLS`)
+var ErrLoginNeedsTLS = errors.New("the server offers no STARTTLS, and a login is never sent unencrypted")
 
 // failure sorts an error of go-mail, naming the configuration problems.
 func (s *Sender) failure(err error) *Error {

@@ -62,11 +62,11 @@ var ErrNoCertificate = errors.New("no PEM certificate in the file")
 func TrustedCA(file string) (SenderOption, error) {
 	pemBytes, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("mail: tls_ca: %w", err)
+		return nil, fmt.Errorf("mail: trusted certificates: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pemBytes) {
-		return nil, fmt.Errorf("mail: tls_ca %s: %w", file, ErrNoCertificate)
+		return nil, fmt.Errorf("mail: trusted certificates %s: %w", file, ErrNoCertificate)
 	}
 	return func(c *senderConfig) { c.roots, c.caFile = pool, file }, nil
 }

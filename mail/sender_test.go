@@ -230,8 +230,8 @@ func TestRequiredTLSVerifiesAgainstTrustedCA(t *testing.T) {
 	if !errors.As(err, &failure) || !errors.As(err, &certErr) || failure.Temporary || !failure.BeforeMessages {
 		t.Fatalf("Send: %v, want a permanent *mail.CertificateError", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "CN=relay.test") || !strings.Contains(msg, "email.tls_ca") {
-		t.Errorf("message %q names neither the certificate nor email.tls_ca", msg)
+	if msg := err.Error(); !strings.Contains(msg, "CN=relay.test") || !strings.Contains(msg, "system's trusted roots") {
+		t.Errorf("message %q names neither the certificate nor what it was checked against", msg)
 	}
 
 	caFile := filepath.Join(t.TempDir(), "relay.pem")

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"feeddigest/config"
@@ -171,6 +172,7 @@ func failedBeforeMessages(sendErr error) bool {
 // sendsFailed records that digests were not sent, for sendErr, and counts
 // them in the summary.
 func (p *pass) sendsFailed(ctx context.Context, digests []domain.Digest, sendErr error) error {
+	sendErr = MailAdvice(sendErr)
 	var failure *mail.Error
 	permanent := errors.As(sendErr, &failure) && !failure.Temporary
 	for _, f := range digests {
@@ -239,6 +241,21 @@ func NewSender(e config.Email, password string, opts ...mail.SenderOption) (*mai
 		opts = append(opts, trust)
 	}
 	return mail.NewSender(srv.Host, srv.Port, srv.User, password, srv.ImplicitTLS, opts...)
+}
+
+// MailAdvice adds to a send's failure what to change in the [email]
+// table, when the failure is one of configuration.
+func MailAdvice(err error) error {
+	var cert *mail.CertificateError
+	switch {
+	case errors.As(err, &cert) && cert.CAFile != "":
+		return fmt.Errorf("%w; check that email.tls_ca is the relay's current certificate", err)
+	case errors.As(err, &cert):
+		return fmt.Errorf(`%w; if the relay is yours, set email.tls_ca to its certificate (a PEM file), or email.tls = "opportunistic" to encrypt without verifying`, err)
+	case errors.Is(err, mail.ErrLoginNeedsTLS):
+		return fmt.Errorf("%w: drop the user from email.smtp for a relay that needs no login, or have the relay offer STARTTLS", err)
+	}
+	return err
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not
