@@ -19,7 +19,7 @@ const feedparserIDs = `
 import feedparser, json, sys
 d = feedparser.parse(sys.argv[1])
 self = [l["href"] for l in d.feed.get("links", []) if l.get("rel") == "self"]
-print(json.dumps({"bozo": d.bozo, "id": d.feed.get("id", ""), "self": self,
+print(json.dumps({"bozo": int(bool(d.bozo)), "id": d.feed.get("id", ""), "self": self,
                   "entries": [e.get("id", "") for e in d.entries]}))
 `
 
