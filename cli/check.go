@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"feeddigest/fetch"
 	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
+	"feeddigest/mail"
 	"feeddigest/pipeline"
 	"feeddigest/render"
 )
@@ -41,12 +43,46 @@ func checkCmd(ctx context.Context, inv *invocation) error {
 		writeCheck(stdout, c, now, cfg.Fetch.HintCap)
 	}
 	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(len(checks), "feed"), len(checks)-failed, failed)
+	mailErr := checkSMTP(ctx, stdout, cfg.Email, os.Getenv("FEEDDIGEST_SMTP_PASSWORD"))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %s failed", failed, english.Count(len(checks), "feed"))
 	}
+	return mailErr
+}
+
+// checkSMTP holds the conversation a send would (EHLO, STARTTLS, AUTH
+// when a user is set) with email.smtp, sends nothing, and says what it
+// found; nothing when no server is set.
+func checkSMTP(ctx context.Context, w io.Writer, e config.Email, password string) error {
+	if e.SMTP == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nmail server %s\n", e.SMTP)
+	sender, err := pipeline.NewSender(e, password)
+	var found mail.Probe
+	if err == nil {
+		found, err = sender.Probe(ctx)
+	}
+	if err != nil {
+		err = pipeline.MailAdvice(err)
+		fmt.Fprintf(w, "  %-12s %s\n", "failed", render.OneLine(err.Error()))
+		return fmt.Errorf("the mail server: %w", err)
+	}
+	tls := "none (plain SMTP)"
+	switch {
+	case found.Encrypted && found.Verified:
+		tls = "encrypted, certificate verified"
+	case found.Encrypted:
+		tls = "encrypted, certificate not verified (opportunistic)"
+	}
+	login := "none (no user in email.smtp)"
+	if found.LoggedIn {
+		login = "accepted for " + e.SMTP.User
+	}
+	fmt.Fprintf(w, "  %-12s %s\n  %-12s %s\n  %-12s %s\n", "connected", "yes (no message sent)", "tls", tls, "login", login)
 	return nil
 }
 

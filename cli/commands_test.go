@@ -268,7 +268,7 @@ func TestExportOneUser(t *testing.T) {
 
 func TestExportAllUsersAsFolders(t *testing.T) {
 	path := writeConfig(t, "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [\"https://a.example/f\", \"https://b.example/f\"]\n"+
-		"[[users]]\nname = \"grace\"\ntimezone = \"UTC\"\nfeeds = [\"https://a.example/f\"]\n")
+		"[[users]]\nname = \"grace\"\ntimezone = \"UTC\"\nfeeds = [\"https://a.example/f\", \"https://c.example/f\"]\n")
 	code, stdout, stderr := runCLI("export", "-config", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -277,13 +277,41 @@ func TestExportAllUsersAsFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each feed once, in the folder of the first user that has it:
+	// readers such as rss2email refuse a file that lists a feed twice.
 	want := []opml.Outline{
 		{XMLURL: "https://a.example/f", Category: "ada"},
 		{XMLURL: "https://b.example/f", Category: "ada"},
-		{XMLURL: "https://a.example/f", Category: "grace"},
+		{XMLURL: "https://c.example/f", Category: "grace"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("export:\n%s\nparsed %+v", stdout, got)
+	}
+	if !strings.Contains(stderr, "1 feed of several users listed once") || !strings.Contains(stderr, "https://a.example/f (under ada; also grace's)") {
+		t.Errorf("export does not say which feeds it listed once:\n%s", stderr)
+	}
+}
+
+// import warns of each feed on a loopback or private address, which the
+// next run refuses unless the config allows private networks.
+func TestImportWarnsOfPrivateAddresses(t *testing.T) {
+	subs := writeFile(t, t.TempDir(), "subs.opml", `<opml version="2.0"><body>
+  <outline text="Home" xmlUrl="http://127.0.0.1:8080/feed"/>
+  <outline text="NAS" xmlUrl="http://[fd00::1]/feed"/>
+  <outline text="Public" xmlUrl="https://93.184.215.14/feed"/>
+</body></opml>`)
+	for _, allow := range []bool{false, true} {
+		path := writeConfig(t, importConfig+fmt.Sprintf("[fetch]\nallow_private_networks = %v\n", allow))
+		code, stdout, stderr := runCLI("import", "-config", path, "-user", "bob", subs)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		warned := strings.Count(stdout, "warning: ")
+		if allow && warned != 0 || !allow && (warned != 2 ||
+			!strings.Contains(stdout, "warning: http://127.0.0.1:8080/feed is on a private address (127.0.0.1)") ||
+			!strings.Contains(stdout, "http://[fd00::1]/feed") || !strings.Contains(stdout, "allow_private_networks = true")) {
+			t.Errorf("allow_private_networks = %v:\n%s", allow, stdout)
+		}
 	}
 }
 

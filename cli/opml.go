@@ -13,6 +13,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/fetch"
 	"feeddigest/internal/english"
 	"feeddigest/opml"
 	"feeddigest/pipeline"
@@ -57,7 +58,27 @@ func importCmd(ctx context.Context, inv *invocation) error {
 	}
 	plan.alreadyHad(present, user)
 	writeImport(stdout, inv.opts.config, user, added, plan)
+	if !cfg.Fetch.AllowPrivateNetworks {
+		warnPrivate(ctx, stdout, added)
+	}
 	return nil
+}
+
+// warnPrivate names each added feed whose host is on a loopback or
+// private address: the next run will refuse to poll it unless
+// allow_private_networks is set, and the user should hear it now.
+func warnPrivate(ctx context.Context, w io.Writer, added []config.Subscription) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, s := range added {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			continue
+		}
+		if ip, private := fetch.PrivateAddress(ctx, u.Hostname()); private {
+			fmt.Fprintf(w, "warning: %s is on a private address (%s): runs will not poll it unless [fetch] allow_private_networks = true\n", s.URL, ip)
+		}
+	}
 }
 
 func noUser(cfg *config.Config, path, name string) error {
@@ -225,8 +246,17 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 	}
 	known := knownFeeds(ctx, cfg, stderr)
 	var outlines []opml.Outline
+	firstUser := map[string]string{} // feed URL: the user it is listed under
+	var shared []string
 	for _, u := range users {
 		for _, feed := range u.Feeds {
+			if _, listed := firstUser[feed.URL]; listed {
+				// One outline a feed: readers such as rss2email refuse a
+				// file that lists a feed twice.
+				shared = append(shared, fmt.Sprintf("%s (under %s; also %s's)", feed.URL, firstUser[feed.URL], u.Name))
+				continue
+			}
+			firstUser[feed.URL] = u.Name
 			o := opml.Outline{XMLURL: feed.URL, Title: feed.Title, HTMLURL: known[feed.URL].SiteURL, Category: feed.Folder}
 			if o.Title == "" {
 				o.Title = known[feed.URL].Title
@@ -235,6 +265,12 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 				o.Category = strings.TrimSuffix(u.Name+opml.FolderSeparator+feed.Folder, opml.FolderSeparator)
 			}
 			outlines = append(outlines, o)
+		}
+	}
+	if len(shared) > 0 {
+		fmt.Fprintf(stderr, "feeddigest: %s of several users listed once, in the folder of the first user that has it (name a user with -user for all of theirs):\n", english.Count(len(shared), "feed"))
+		for _, s := range shared {
+			fmt.Fprintf(stderr, "  %s\n", s)
 		}
 	}
 	return opml.Write(stdout, title, now, outlines)

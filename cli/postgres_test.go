@@ -101,6 +101,11 @@ func TestMigrateThenRunOnPostgres(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "copied 1 feeds, 1 entries, 1 subscriptions, 1 digests") {
 		t.Fatalf("migrate: exit %d\n%s%s", code, stdout, stderr)
 	}
+	feedXML := filepath.Join(filepath.Dir(path), "site", "ada", "feed.xml")
+	before, err := os.ReadFile(feedXML)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(fmt.Sprintf("state = %q\n", db)+users), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +115,19 @@ func TestMigrateThenRunOnPostgres(t *testing.T) {
 	code, stdout, stderr = runCLI("run", "-config", path, "-now", "2026-11-22T00:35:00Z", "-json")
 	if code != 0 || !strings.Contains(stdout, `"digests_built": 0`) {
 		t.Errorf("a second run in the hour, on the copy, built again: exit %d %s%s", code, stdout, stderr)
+	}
+	// The copy keeps the installation's id, and with it the Atom ids.
+	os.Remove(feedXML)
+	if code, _, stderr := runCLI("publish", "-config", path, "-now", "2026-11-22T00:35:00Z"); code != 0 {
+		t.Fatalf("publish on the copy: %s", stderr)
+	}
+	firstID := func(xml []byte) string {
+		_, rest, _ := strings.Cut(string(xml), "<id>")
+		id, _, _ := strings.Cut(rest, "</id>")
+		return id
+	}
+	if after, _ := os.ReadFile(feedXML); firstID(after) != firstID(before) || !strings.HasPrefix(firstID(before), "urn:uuid:") {
+		t.Errorf("feed id on the copy %q, want %q", firstID(after), firstID(before))
 	}
 	if code, _, stderr := runCLI("migrate", "-config", path, "-to", db); code == 0 || !strings.Contains(stderr, "PostgreSQL database already") {
 		t.Errorf("migrate of a PostgreSQL state: exit %d, %s", code, stderr)

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -86,6 +88,7 @@ type (
 		Outbox value[string] `toml:"outbox"`
 		SMTP   value[string] `toml:"smtp"`
 		TLS    value[string] `toml:"tls"`
+		TLSCA  value[string] `toml:"tls_ca"`
 		Unsub  value[string] `toml:"unsubscribe"`
 		Skip   value[bool]   `toml:"skip_empty"`
 	}
@@ -592,10 +595,16 @@ func (p *parser) email(prim toml.Primitive) {
 	from, outbox, smtp = strings.TrimSpace(from), strings.TrimSpace(outbox), strings.TrimSpace(smtp)
 	// Unset, TLS stays "" (TLSStartTLS), so that an absent [email] stays zero.
 	e.TLS, _ = parsed(p, t.TLS, "email.tls", func(s string) (TLSMode, error) {
-		if mode := TLSMode(strings.TrimSpace(s)); slices.Contains([]TLSMode{"", TLSStartTLS, TLSOpportunistic, TLSNone}, mode) {
+		if mode := TLSMode(strings.TrimSpace(s)); slices.Contains([]TLSMode{"", TLSStartTLS, TLSImplicit, TLSOpportunistic, TLSNone}, mode) {
 			return mode, nil
 		}
-		return "", fmt.Errorf("%q is not one of %q, %q, %q", s, TLSStartTLS, TLSOpportunistic, TLSNone)
+		return "", fmt.Errorf("%q is not one of %q, %q, %q, %q", s, TLSStartTLS, TLSImplicit, TLSOpportunistic, TLSNone)
+	})
+	e.TLSCA, _ = parsed(p, t.TLSCA, "email.tls_ca", func(s string) (string, error) {
+		if s = strings.TrimSpace(s); s == "" {
+			return "", nil
+		}
+		return p.resolve(s), readCertificates(p.resolve(s))
 	})
 	if outbox != "" {
 		e.Outbox = p.resolve(outbox)
@@ -604,8 +613,16 @@ func (p *parser) email(prim toml.Primitive) {
 		if strings.TrimSpace(s) == "" {
 			return nil, nil // unset
 		}
-		return parseSMTP(s)
+		srv, err := parseSMTP(s)
+		if err == nil && e.TLS == TLSImplicit {
+			srv.implicit(s)
+		}
+		return srv, err
 	})
+	if e.TLSCA != "" && (e.TLS == TLSNone || e.TLS == TLSOpportunistic) {
+		p.errorf("email.tls_ca", "email.tls_ca: %q verifies no certificate with email.tls = %q; use %q (or %q) to have the relay's certificate checked against it, or drop tls_ca",
+			e.TLSCA, e.TLS, TLSStartTLS, TLSImplicit)
+	}
 	if srv := e.SMTP; srv != nil && e.TLS == TLSNone && srv.User != "" && !srv.ImplicitTLS {
 		p.errorf("email.tls", "email.tls: %q cannot be used with a user name in email.smtp (%q): a password is never sent unencrypted, so no login could succeed; use %q, or drop the user for a relay that needs no login",
 			TLSNone, srv.User, TLSStartTLS)
@@ -667,6 +684,37 @@ func unsubscribeAddress(s string) (string, error) {
 func validAddress(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Name == "" && strings.Contains(a.Address, "@")
+}
+
+// implicit makes an smtp:// server speak TLS from the first byte, as
+// email.tls = "tls" asks, on port 465 unless the URL gives one.
+func (srv *SMTPServer) implicit(raw string) {
+	if u, err := url.Parse(strings.TrimSpace(raw)); err == nil && u.Port() == "" {
+		srv.Port = 465
+	}
+	srv.ImplicitTLS = true
+}
+
+// readCertificates checks that file holds at least one PEM certificate
+// that parses: a tls_ca that cannot be read is found when the config is,
+// not at the first send.
+func readCertificates(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("cannot read the certificate file: %w", err)
+	}
+	for {
+		var block *pem.Block
+		if block, b = pem.Decode(b); block == nil {
+			return fmt.Errorf("%s holds no PEM certificate (\"-----BEGIN CERTIFICATE-----\"); want the relay's certificate, e.g. /etc/exim4/exim.crt or /etc/ssl/certs/ssl-cert-snakeoil.pem", file)
+		}
+		if block.Type == "CERTIFICATE" {
+			if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+				return fmt.Errorf("%s: the certificate does not parse: %w", file, err)
+			}
+			return nil
+		}
+	}
 }
 
 // parseSMTP parses the smtp URL. Its messages quote no more of it than

@@ -1,8 +1,18 @@
 package config
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const emailHead = "[[users]]\nname = \"a\"\ntimezone = \"UTC\"\n[email]\nfrom = \"d@example.org\"\n"
@@ -147,4 +157,83 @@ func TestSkipEmpty(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "email.skip_empty: want true or false, got string") {
 		t.Errorf("skip_empty = \"yes\": err %v", err)
 	}
+}
+
+// email.tls = "tls" is implicit TLS on an smtp:// URL: port 465 unless
+// the URL gives one.
+func TestImplicitTLSMode(t *testing.T) {
+	for _, tt := range []struct {
+		smtp string
+		port int
+	}{{"smtp://mail.example.org", 465}, {"smtp://mail.example.org:2465", 2465}} {
+		c, err := Parse([]byte(emailHead+"smtp = \""+tt.smtp+"\"\ntls = \"tls\"\n"), "c.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if srv := c.Email.SMTP; !srv.ImplicitTLS || srv.Port != tt.port || c.Email.TLS != TLSImplicit {
+			t.Errorf("%s: %+v, TLS %q; want implicit TLS on %d", tt.smtp, srv, c.Email.TLS, tt.port)
+		}
+	}
+}
+
+// tls_ca is resolved against the config's folder and read when the
+// config is: a missing file, one without a certificate, or a mode that
+// verifies nothing are errors naming the key.
+func TestTLSCA(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "relay.pem"), testCertPEM(t))
+	writeFile(t, filepath.Join(dir, "junk.pem"), []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"))
+	cfg := filepath.Join(dir, "c.toml")
+	for _, tt := range []struct {
+		tls, ca, wantErr string
+	}{
+		{"starttls", "relay.pem", ""},
+		{"tls", "relay.pem", ""},
+		{"", "relay.pem", ""},
+		{"starttls", "missing.pem", "missing.pem"},
+		{"starttls", "junk.pem", "no PEM certificate"},
+		{"opportunistic", "relay.pem", "verifies no certificate"},
+		{"none", "relay.pem", "verifies no certificate"},
+	} {
+		tlsLine := ""
+		if tt.tls != "" {
+			tlsLine = "tls = \"" + tt.tls + "\"\n"
+		}
+		c, err := Parse([]byte(emailHead+"smtp = \"smtp://mail.example.org\"\n"+tlsLine+"tls_ca = \""+tt.ca+"\"\n"), cfg)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), "email.tls_ca") || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("tls %q, tls_ca %q: err %v, want one naming email.tls_ca and %q", tt.tls, tt.ca, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("tls %q, tls_ca %q: %v", tt.tls, tt.ca, err)
+		}
+		if want := filepath.Join(dir, tt.ca); c.Email.TLSCA != want {
+			t.Errorf("TLSCA = %q, want %q", c.Email.TLSCA, want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testCertPEM is a self-signed certificate, PEM.
+func testCertPEM(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "relay.test"},
+		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

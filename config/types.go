@@ -62,6 +62,10 @@ type Email struct {
 	Outbox string      // absolute folder, "" when unset
 	SMTP   *SMTPServer // key "smtp"; nil when unset
 	TLS    TLSMode     // key "tls" as written; "" (unset) means TLSStartTLS
+	// TLSCA is the key "tls_ca", resolved against the config's folder:
+	// a PEM file of certificates the server's must verify against instead
+	// of the system's roots (a relay's own, self-signed). "" when unset.
+	TLSCA string
 	// Unsubscribe is the key "unsubscribe": a mailto: or https: address
 	// the operator handles to stop a user's digests, named in each
 	// email's List-Unsubscribe header; "{user}" in it stands for the
@@ -84,8 +88,9 @@ func (e Email) UnsubscribeFor(user string) string {
 type TLSMode string
 
 const (
-	TLSStartTLS      TLSMode = "starttls"      // refuse to send unless the server offers STARTTLS
-	TLSOpportunistic TLSMode = "opportunistic" // STARTTLS when offered
+	TLSStartTLS      TLSMode = "starttls"      // refuse to send unless the server offers STARTTLS and its certificate verifies
+	TLSImplicit      TLSMode = "tls"           // TLS from the first byte, verified (as smtps://; port 465 unless given)
+	TLSOpportunistic TLSMode = "opportunistic" // STARTTLS when offered, unverified; a login only over it
 	TLSNone          TLSMode = "none"          // plain text, e.g. a relay on this machine
 )
 

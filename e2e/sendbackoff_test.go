@@ -20,7 +20,7 @@ import (
 func TestRefusedLoginIsTriedOnceADay(t *testing.T) {
 	feeds := slowSite(t, 0, "/ada", "/grace")
 	ts := feeds.URL
-	mail := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+	mail := smtptest.Start(t, smtptest.OfferSTARTTLS(smtptest.NewSelfSigned(t, time.Now())), smtptest.OfferAuth(smtptest.CRAMMD5))
 	mail.RefuseLogins(true)
 	dir := t.TempDir()
 	smtpURL := strings.Replace(mail.URL(), "smtp://", "smtp://digest@", 1)

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"net"
 	"net/netip"
 )
@@ -61,4 +62,24 @@ func localOnlyIPv6(addr netip.Addr) bool {
 func isSharedAddressSpace(ip net.IP) bool {
 	v4 := ip.To4()
 	return v4 != nil && v4[0] == 100 && v4[1]&0xC0 == 64
+}
+
+// PrivateAddress is the first address host (a name or an IP) resolves to
+// that a feed may not be polled on unless private networks are allowed;
+// ok false when it has none, or cannot be resolved now. For advice only
+// (import's warning): the check that counts is made at each connection.
+func PrivateAddress(ctx context.Context, host string) (ip net.IP, ok bool) {
+	if ip := net.ParseIP(host); ip != nil {
+		return ip, isPrivate(ip)
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil, false
+	}
+	for _, a := range addrs {
+		if isPrivate(a.IP) {
+			return a.IP, true
+		}
+	}
+	return nil, false
 }

@@ -1,10 +1,13 @@
 package mail
 
 import (
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/textproto"
+	"strings"
 	"syscall"
 
 	gomail "github.com/wneessen/go-mail"
@@ -28,6 +31,54 @@ type Error struct {
 
 func (e *Error) Error() string { return "mail: smtp: " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
+
+// CertificateError: the server's certificate did not verify, a matter
+// of configuration, not of waiting. Its message names the certificate
+// and what it was checked against.
+type CertificateError struct {
+	Host    string
+	Subject string // the certificate's subject and issuer, "" if none was seen
+	Issuer  string
+	CAFile  string // the tls_ca it was checked against, "" for the system's roots
+	Err     error
+}
+
+func (e *CertificateError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the certificate of %s", e.Host)
+	if e.Subject != "" {
+		fmt.Fprintf(&b, " (%s, issued by %s)", e.Subject, e.Issuer)
+	}
+	against := "the system's trusted roots"
+	if e.CAFile != "" {
+		against = "the trusted certificates in " + e.CAFile
+	}
+	fmt.Fprintf(&b, " does not verify against %s: %v", against, e.Err)
+	return b.String()
+}
+
+func (e *CertificateError) Unwrap() error { return e.Err }
+
+// ErrLoginNeedsTLS: a user name is set but the server offers no
+// STARTTLS, and a password is never sent unencrypted.
+var ErrLoginNeedsTLS = errors.New("the server offers no STARTTLS, and a login is never sent unencrypted")
+
+// failure sorts an error of go-mail, naming the configuration problems.
+func (s *Sender) failure(err error) *Error {
+	var verr *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &verr):
+		cerr := &CertificateError{Host: s.host, CAFile: s.cfg.caFile, Err: verr.Err}
+		if len(verr.UnverifiedCertificates) > 0 {
+			leaf := verr.UnverifiedCertificates[0]
+			cerr.Subject, cerr.Issuer = leaf.Subject.String(), leaf.Issuer.String()
+		}
+		return &Error{Err: cerr, BeforeMessages: true}
+	case s.login && !s.cfg.requireTLS && strings.Contains(err.Error(), "does not support STARTTLS"):
+		return &Error{Err: fmt.Errorf("%w (%v)", ErrLoginNeedsTLS, err), BeforeMessages: true}
+	}
+	return failure(err)
+}
 
 // failure sorts an error of go-mail.
 func failure(err error) *Error {

@@ -6,7 +6,11 @@ package mail
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
@@ -17,7 +21,11 @@ const smtpTimeout = 30 * time.Second
 
 // Sender delivers messages over SMTP.
 type Sender struct {
-	client *gomail.Client
+	client   *gomail.Client
+	host     string
+	cfg      senderConfig
+	login    bool // a user name is set and sent
+	verified bool // the certificate is verified when TLS is used
 }
 
 // SenderOption changes how a Sender connects.
@@ -26,6 +34,8 @@ type SenderOption func(*senderConfig)
 type senderConfig struct {
 	noTLS      bool
 	requireTLS bool
+	roots      *x509.CertPool // nil: the system's
+	caFile     string         // where roots came from, for messages
 	timeout    time.Duration
 	helo       string
 }
@@ -36,10 +46,29 @@ func WithoutTLS() SenderOption {
 	return func(c *senderConfig) { c.noTLS = true }
 }
 
-// WithRequiredTLS refuses to send unless the server offers STARTTLS, so
-// the password and the mail never cross the network in clear.
+// WithRequiredTLS refuses to send unless the server offers STARTTLS and
+// its certificate verifies, so the password and the mail never cross the
+// network in clear or to an impostor.
 func WithRequiredTLS() SenderOption {
 	return func(c *senderConfig) { c.requireTLS = true }
+}
+
+// ErrNoCertificate: a tls_ca file holds no PEM certificate.
+var ErrNoCertificate = errors.New("no PEM certificate in the file")
+
+// TrustedCA reads file, PEM certificates (a relay's own, self-signed),
+// and returns the option that verifies the server's certificate against
+// them instead of the system's roots.
+func TrustedCA(file string) (SenderOption, error) {
+	pemBytes, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("mail: trusted certificates: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		return nil, fmt.Errorf("mail: trusted certificates %s: %w", file, ErrNoCertificate)
+	}
+	return func(c *senderConfig) { c.roots, c.caFile = pool, file }, nil
 }
 
 // WithTimeout replaces the 30 s SMTP timeout.
@@ -53,36 +82,45 @@ func WithHELO(name string) SenderOption {
 }
 
 // NewSender prepares delivery to an SMTP server. With implicitTLS it
-// speaks TLS from the start (port 465 by default); otherwise it upgrades
-// with STARTTLS when the server offers it (port 587 by default). It
-// authenticates only when a username is given, and then never with a
-// mechanism that would show the password on an unencrypted connection.
+// speaks TLS from the start (port 465 by default) and verifies the
+// certificate. Otherwise, by default, it is opportunistic as mail servers
+// mean it (Postfix's "may"): STARTTLS when the server offers it, without
+// verifying the certificate (encryption against listening, not against an
+// impostor), plain when not offered; WithRequiredTLS verifies and
+// WithoutTLS never encrypts. A username is only ever sent, with the
+// password, over an encrypted connection.
 func NewSender(host string, port int, username, password string, implicitTLS bool, opts ...SenderOption) (*Sender, error) {
 	cfg := senderConfig{timeout: smtpTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	client, err := gomail.NewClient(host, clientOptions(cfg, port, username, password, implicitTLS)...)
+	client, err := gomail.NewClient(host, clientOptions(cfg, host, port, username, password, implicitTLS)...)
 	if err != nil {
 		return nil, fmt.Errorf("mail: smtp client for %s: %w", host, err)
 	}
-	return &Sender{client: client}, nil
+	return &Sender{client: client, host: host, cfg: cfg, login: username != "" && !cfg.noTLS,
+		verified: implicitTLS || cfg.requireTLS}, nil
 }
 
-func clientOptions(cfg senderConfig, port int, username, password string, implicitTLS bool) []gomail.Option {
+func clientOptions(cfg senderConfig, host string, port int, username, password string, implicitTLS bool) []gomail.Option {
 	if port <= 0 {
 		port = 587
 		if implicitTLS {
 			port = 465
 		}
 	}
-	opts := []gomail.Option{gomail.WithPort(port), gomail.WithTimeout(cfg.timeout)}
+	verified := implicitTLS || cfg.requireTLS
+	tlsConfig := &tls.Config{ServerName: host, RootCAs: cfg.roots, MinVersion: tls.VersionTLS12,
+		InsecureSkipVerify: !verified} //nolint:gosec // opportunistic TLS is unverified by definition
+	opts := []gomail.Option{gomail.WithPort(port), gomail.WithTimeout(cfg.timeout), gomail.WithTLSConfig(tlsConfig)}
 	switch {
 	case implicitTLS:
 		opts = append(opts, gomail.WithSSL())
 	case cfg.noTLS:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
-	case cfg.requireTLS:
+	case cfg.requireTLS, username != "":
+		// A login needs an encrypted connection: opportunistic with a
+		// user is mandatory STARTTLS, still unverified.
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
 	default:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
@@ -109,7 +147,33 @@ func (s *Sender) Send(ctx context.Context, msgs ...*Message) error {
 		out[i] = m.msg
 	}
 	if err := s.client.DialAndSendWithContext(ctx, out...); err != nil {
-		return failure(err)
+		return s.failure(err)
 	}
 	return nil
+}
+
+// Probe is what a connection without a message found: whether it was
+// encrypted and verified, and whether a login was made.
+type Probe struct {
+	Encrypted bool
+	Verified  bool // the certificate verified (required TLS, implicit TLS)
+	LoggedIn  bool
+}
+
+// Probe connects as Send would (EHLO, STARTTLS, AUTH when a user is
+// set), sends no message, and says what it found; a failure is an *Error
+// as Send's.
+func (s *Sender) Probe(ctx context.Context) (Probe, error) {
+	conn, err := s.client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return Probe{}, s.failure(err)
+	}
+	defer s.client.CloseWithSMTPClient(conn) //nolint:errcheck // nothing was sent: a failed QUIT loses nothing
+	var p Probe
+	if _, err := conn.GetTLSConnectionState(); err == nil {
+		p.Encrypted = true
+		p.Verified = s.verified
+	}
+	p.LoggedIn = s.login
+	return p, nil
 }

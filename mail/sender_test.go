@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +155,7 @@ func TestSendFailuresAreSorted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+			sink := smtptest.Start(t, smtptest.OfferSTARTTLS(smtptest.NewSelfSigned(t, time.Now())), smtptest.OfferAuth(smtptest.CRAMMD5))
 			port := sink.Port()
 			tt.setup(sink)
 			s, err := mail.NewSender("127.0.0.1", port, "ada", "secret", false, mail.WithTimeout(5*time.Second))
@@ -172,16 +174,116 @@ func TestSendFailuresAreSorted(t *testing.T) {
 	}
 }
 
-func TestSendLogsInWithCRAMMD5OnPlainConnections(t *testing.T) {
+// A login is never sent unencrypted, not even CRAM-MD5's digest: with a
+// user and opportunistic TLS, a server without STARTTLS is refused
+// before AUTH, for good, with a message that says what to change.
+func TestLoginRefusedOnPlainConnections(t *testing.T) {
 	sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
 	s, err := mail.NewSender("127.0.0.1", sink.Port(), "ada", "secret", false, mail.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Send(context.Background(), digestEmail(t, "2020-11-22"))
+	var failure *mail.Error
+	if !errors.As(err, &failure) || !errors.Is(err, mail.ErrLoginNeedsTLS) || failure.Temporary || !failure.BeforeMessages {
+		t.Fatalf("Send: %v (%+v), want a permanent ErrLoginNeedsTLS before any message", err, failure)
+	}
+	if sink.Logins() != 0 || len(sink.Messages()) != 0 {
+		t.Errorf("%d logins, %d messages; want none", sink.Logins(), len(sink.Messages()))
+	}
+}
+
+// Opportunistic TLS is what mail servers mean by it: a relay's
+// self-signed certificate encrypts the connection, unverified, and the
+// login goes over it.
+func TestOpportunisticTLSAcceptsASelfSignedRelay(t *testing.T) {
+	cert := smtptest.NewSelfSigned(t, time.Now())
+	sink := smtptest.Start(t, smtptest.OfferSTARTTLS(cert), smtptest.OfferAuth(sasl.Plain))
+	for _, user := range []string{"", "ada"} {
+		s, err := mail.NewSender("127.0.0.1", sink.Port(), user, "secret", false, mail.WithTimeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(context.Background(), digestEmail(t, "2020-11-22")); err != nil {
+			t.Fatalf("user %q: %v", user, err)
+		}
+	}
+	msgs := sink.Messages()
+	if len(msgs) != 2 || !msgs[0].Encrypted || !msgs[1].Encrypted || sink.Logins() != 1 {
+		t.Errorf("%d messages (%+v), %d logins; want 2 encrypted, 1 login", len(msgs), msgs, sink.Logins())
+	}
+}
+
+// Required TLS verifies: a self-signed relay is refused, for good, with
+// a message naming the certificate and email.tls_ca; trusted by its own
+// certificate through TrustedCA, it is used.
+func TestRequiredTLSVerifiesAgainstTrustedCA(t *testing.T) {
+	cert := smtptest.NewSelfSigned(t, time.Now())
+	sink := smtptest.Start(t, smtptest.OfferSTARTTLS(cert))
+	s, err := mail.NewSender("127.0.0.1", sink.Port(), "", "", false, mail.WithRequiredTLS(), mail.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Send(context.Background(), digestEmail(t, "2020-11-22"))
+	var failure *mail.Error
+	var certErr *mail.CertificateError
+	if !errors.As(err, &failure) || !errors.As(err, &certErr) || failure.Temporary || !failure.BeforeMessages {
+		t.Fatalf("Send: %v, want a permanent *mail.CertificateError", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "CN=relay.test") || !strings.Contains(msg, "system's trusted roots") {
+		t.Errorf("message %q names neither the certificate nor what it was checked against", msg)
+	}
+
+	caFile := filepath.Join(t.TempDir(), "relay.pem")
+	if err := os.WriteFile(caFile, cert.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trust, err := mail.TrustedCA(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = mail.NewSender("127.0.0.1", sink.Port(), "", "", false, mail.WithRequiredTLS(), trust, mail.WithTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Send(context.Background(), digestEmail(t, "2020-11-22")); err != nil {
 		t.Fatal(err)
 	}
-	if sink.Logins() != 1 || len(sink.Messages()) != 1 {
-		t.Errorf("%d logins, %d messages; want 1 and 1", sink.Logins(), len(sink.Messages()))
+	if msgs := sink.Messages(); len(msgs) != 1 || !msgs[0].Encrypted {
+		t.Errorf("messages %+v, want one, encrypted", msgs)
+	}
+}
+
+func TestTrustedCANeedsACertificate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "relay.pem")
+	if err := os.WriteFile(file, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mail.TrustedCA(file); !errors.Is(err, mail.ErrNoCertificate) {
+		t.Errorf("TrustedCA: %v, want ErrNoCertificate", err)
+	}
+	if _, err := mail.TrustedCA(file + ".missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("TrustedCA of a missing file: %v, want ErrNotExist", err)
+	}
+}
+
+// Probe holds the conversation up to the login and sends nothing.
+func TestProbeSendsNothing(t *testing.T) {
+	cert := smtptest.NewSelfSigned(t, time.Now())
+	sink := smtptest.Start(t, smtptest.OfferSTARTTLS(cert), smtptest.OfferAuth(sasl.Plain))
+	s, err := mail.NewSender("127.0.0.1", sink.Port(), "ada", "secret", false, mail.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Probe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (mail.Probe{Encrypted: true, LoggedIn: true}); p != want || sink.Logins() != 1 || len(sink.Messages()) != 0 {
+		t.Errorf("probe %+v, %d logins, %d messages; want %+v, 1 login, none", p, sink.Logins(), len(sink.Messages()), want)
+	}
+	sink.RefuseLogins(true)
+	if _, err := s.Probe(context.Background()); err == nil {
+		t.Error("probe with a refused login succeeded")
 	}
 }

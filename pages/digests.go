@@ -187,12 +187,13 @@ type writtenPage struct {
 }
 
 // dropHTML forgets, in place, the HTML and texts of the groups' entries
-// that have fragments of these rules: an email shows the rest.
+// that have fragments of these rules: an email shows the rest, and of the
+// HTML only what holds the links its text part lists (render.ExcerptHTML).
 func dropHTML(groups []render.FeedGroup) {
 	for _, g := range groups {
 		for j, e := range g.Entries {
 			if e.Fragments.Rules == render.FragmentRules {
-				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = "", "", ""
+				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = render.ExcerptHTML(e.Fragments), "", ""
 			}
 		}
 	}

@@ -19,6 +19,10 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 	if err != nil {
 		return err
 	}
+	site, err := b.atomSite(ctx)
+	if err != nil {
+		return err
+	}
 	kept := keptAtomEntries(pub, u.Name)
 	var archive []render.DigestRef
 	var recent []render.Digest
@@ -31,7 +35,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 			recent = append(recent, newest.titles)
 			continue
 		}
-		if kept.Keeps(u.Name, b.cfg.SiteURL, d.Date, d.BuiltAt) {
+		if kept.Keeps(u.Name, site, d.Date, d.BuiltAt) {
 			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
@@ -45,7 +49,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeedKeeping(w, u.Name, b.cfg.SiteURL, recent, b.now, kept)
+		return render.WriteAtomFeedKeeping(w, u.Name, site, recent, b.now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
@@ -92,4 +96,20 @@ func (b *Builder) writeIndexPage(ctx context.Context, pub *site.Publisher, u con
 	return pub.UserIndex(user, streamed(func(w io.Writer) error {
 		return render.WriteIndex(w, user, latest, archive)
 	}))
+}
+
+// atomSite is what the users' feed.xml ids are built from: site_url, else
+// the state's installation id (kept by the first run; "" in a state no
+// run has written, whose feeds keep the old ids). Read once.
+func (b *Builder) atomSite(ctx context.Context) (render.AtomSite, error) {
+	b.installMu.Lock()
+	defer b.installMu.Unlock()
+	if b.installation == nil {
+		id, err := b.rd.Installation(ctx)
+		if err != nil {
+			return render.AtomSite{}, fmt.Errorf("installation id: %w", err)
+		}
+		b.installation = &id
+	}
+	return render.AtomSite{URL: b.cfg.SiteURL, Installation: *b.installation}, nil
 }

@@ -37,7 +37,10 @@ type Builder struct {
 	// mailRows gives the status page its mail rows; nil: none.
 	mailRows MailRows
 
-	mu sync.Mutex // guards written and emails
+	// installation is the state's installation id, once read (atomSite).
+	installation *string
+	installMu    sync.Mutex
+	mu           sync.Mutex // guards written and emails
 	// written counts the digest pages written.
 	written int
 	// emails holds the digest emails composed for the outbox, by

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -50,6 +51,42 @@ func TestFeedXMLKeepsWrittenEntries(t *testing.T) {
 		runAt(t, cfg, days[2]+"T00:05:00Z")
 		if anew := readFile(t, feedXML); anew != strings.Replace(kept, "Kept a-0", mark, 1) {
 			t.Errorf("feed.xml written anew:\n%s\nwith the entries kept:\n%s", anew, kept)
+		}
+	})
+}
+
+var atomID = regexp.MustCompile(`<id>([^<]*)</id>`)
+
+// Two installations with a user of the same name, without site_url,
+// publish different Atom ids; each keeps its own from run to run, and
+// publish (reading the state only) writes the same ones.
+func TestAtomIDsAreTheInstallations(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		pub.Add("/feed", entry("a-0", "2026-11-21T00:01:00Z"))
+		var ids [2][]string
+		for i := range ids {
+			cfg := testConfig(t, state, oneUser(t, pub.URL+"/feed"), "")
+			runAt(t, cfg, "2026-11-21T00:05:00Z")
+			first := atomID.FindAllStringSubmatch(readFile(t, filepath.Join(cfg.SiteDir, "ada", "feed.xml")), -1)
+			if len(first) != 2 || !strings.HasPrefix(first[0][1], "urn:uuid:") {
+				t.Fatalf("installation %d: ids %q, want a feed's and an entry's urn:uuid:", i, first)
+			}
+			ids[i] = []string{first[0][1], first[1][1]}
+			runAt(t, cfg, "2026-11-22T00:05:00Z")
+			if xml := readFile(t, filepath.Join(cfg.SiteDir, "ada", "feed.xml")); !strings.Contains(xml, "<id>"+ids[i][0]+"</id>") || !strings.Contains(xml, "<id>"+ids[i][1]+"</id>") {
+				t.Errorf("installation %d: the next run changed the ids %q:\n%s", i, ids[i], xml)
+			}
+			out := t.TempDir()
+			if _, err := Publish(t.Context(), cfg, out, at("2026-11-22T00:05:00Z")); err != nil {
+				t.Fatal(err)
+			}
+			if xml := readFile(t, filepath.Join(out, "ada", "feed.xml")); !strings.Contains(xml, "<id>"+ids[i][1]+"</id>") {
+				t.Errorf("installation %d: publish wrote other ids than the runs:\n%s", i, xml)
+			}
+		}
+		if ids[0][0] == ids[1][0] || ids[0][1] == ids[1][1] {
+			t.Errorf("two installations publish the same ids %q and %q", ids[0], ids[1])
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -32,6 +33,10 @@ type Options struct {
 	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
 	Progress     func(Event)                                // optional progress reports
 	SMTPPassword string
+	// Entropy makes the installation's id, once (see installation.go);
+	// nil: crypto/rand. Not Rand: seeded from the clock, two installations
+	// started in the same second would share it.
+	Entropy io.Reader
 	// Lease is how long the claims of a run sharing a pass (PostgreSQL)
 	// outlive the run: it renews them while it lives, and the work of a
 	// run that died is taken over once they lapse. 0: DefaultLease.
@@ -145,6 +150,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	defer st.Close()
 	p := &pass{cfg: cfg, opts: opts, st: coordinatorOf(st), rd: st, sum: &sum, articles: articleLimits(cfg)}
+	if _, err = keepInstallation(ctx, st, opts.Entropy); err != nil {
+		return sum, st.Damaged(err)
+	}
 	err = p.work(ctx)
 	sum.PagesWritten = p.pageBuilder().Written()
 	if err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"feeddigest/config"
@@ -172,6 +173,7 @@ func failedBeforeMessages(sendErr error) bool {
 // sendsFailed records that digests were not sent, for sendErr, and counts
 // them in the summary.
 func (p *pass) sendsFailed(ctx context.Context, digests []domain.Digest, sendErr error) error {
+	sendErr = MailAdvice(sendErr)
 	var failure *mail.Error
 	permanent := errors.As(sendErr, &failure) && !failure.Temporary
 	for _, f := range digests {
@@ -197,16 +199,43 @@ func (p *pass) noteMailProblems(ctx context.Context) error {
 }
 
 func (p *pass) newSender() (*mail.Sender, error) {
-	srv := p.cfg.Email.SMTP
-	var opts []mail.SenderOption
-	switch p.cfg.Email.TLS {
+	return NewSender(p.cfg.Email, p.opts.SMTPPassword)
+}
+
+// NewSender is the sender the [email] table describes: its TLS mode and
+// the certificates tls_ca trusts. `check` probes the server with it.
+func NewSender(e config.Email, password string, opts ...mail.SenderOption) (*mail.Sender, error) {
+	srv := e.SMTP
+	switch e.TLS {
 	case config.TLSNone:
 		opts = append(opts, mail.WithoutTLS())
 	case config.TLSOpportunistic:
-	default: // config.TLSStartTLS, the default
+	default: // config.TLSStartTLS (the default) and config.TLSImplicit
 		opts = append(opts, mail.WithRequiredTLS())
 	}
-	return mail.NewSender(srv.Host, srv.Port, srv.User, p.opts.SMTPPassword, srv.ImplicitTLS, opts...)
+	if e.TLSCA != "" {
+		trust, err := mail.TrustedCA(e.TLSCA)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, trust)
+	}
+	return mail.NewSender(srv.Host, srv.Port, srv.User, password, srv.ImplicitTLS, opts...)
+}
+
+// MailAdvice adds to a send's failure what to change in the [email]
+// table, when the failure is one of configuration.
+func MailAdvice(err error) error {
+	var cert *mail.CertificateError
+	switch {
+	case errors.As(err, &cert) && cert.CAFile != "":
+		return fmt.Errorf("%w; check that email.tls_ca is the relay's current certificate", err)
+	case errors.As(err, &cert):
+		return fmt.Errorf(`%w; if the relay is yours, set email.tls_ca to its certificate (a PEM file), or email.tls = "opportunistic" to encrypt without verifying`, err)
+	case errors.Is(err, mail.ErrLoginNeedsTLS):
+		return fmt.Errorf("%w: drop the user from email.smtp for a relay that needs no login, or have the relay offer STARTTLS", err)
+	}
+	return err
 }
 
 // warnInterruptedSends reports sends cut off by a crash. They are not

@@ -256,7 +256,7 @@ func mailedDates(t *testing.T, sink *smtptest.Server) []string {
 func TestRefusedLoginIsTriedOnceAPass(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
 		pub := feedtest.Start(t)
-		sink := smtptest.Start(t, smtptest.OfferAuth(smtptest.CRAMMD5))
+		sink := smtptest.Start(t, smtptest.OfferSTARTTLS(smtptest.NewSelfSigned(t, time.Now())), smtptest.OfferAuth(smtptest.CRAMMD5))
 		sink.RefuseLogins(true)
 		var users strings.Builder
 		for _, u := range []string{"ada", "bob", "cy", "dee"} {

@@ -32,7 +32,7 @@ func (s *Store) Load(ctx context.Context, src store.Dumper) (store.Loaded, error
 			return fmt.Errorf("%w: %s holds feeds or digests already; copy into an empty database", store.ErrNotEmpty, s.name)
 		}
 		steps := []func(context.Context, pgx.Tx, store.Dumper, *store.Loaded) error{
-			loadFeeds, loadSubscriptions, loadEntries, loadDigests, loadGiven, loadAttempts,
+			loadFeeds, loadSubscriptions, loadEntries, loadDigests, loadGiven, loadAttempts, loadInstallation,
 		}
 		for _, step := range steps {
 			if err := step(ctx, tx, src, &n); err != nil {
@@ -51,6 +51,17 @@ func (s *Store) Load(ctx context.Context, src store.Dumper) (store.Loaded, error
 		return store.Loaded{}, fmt.Errorf("copy into %s: %w", s.name, err)
 	}
 	return n, nil
+}
+
+// loadInstallation copies the installation's id: the feeds' Atom ids
+// are built from it, and must not change with the back end.
+func loadInstallation(ctx context.Context, tx pgx.Tx, src store.Dumper, _ *store.Loaded) error {
+	id, err := src.Installation(ctx)
+	if err != nil || id == "" {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO installation (one, id) VALUES (1, $1) ON CONFLICT (one) DO UPDATE SET id = EXCLUDED.id`, id)
+	return err
 }
 
 func loadFeeds(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded) error {

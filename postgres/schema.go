@@ -248,6 +248,9 @@ var migrations = []string{
 		claimed_at timestamptz NOT NULL,
 		PRIMARY KEY (feed_id, key)
 	);`,
+	// 12 (SQLite's 18): the installation's id
+	// (store.Store.KeepInstallation), one row.
+	`CREATE TABLE installation (one integer PRIMARY KEY CHECK (one = 1), id text NOT NULL);`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -2,10 +2,12 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -48,19 +50,65 @@ type atomContent struct {
 	Body string `xml:",chardata"`
 }
 
+// AtomSite is where a feed.xml is published, which its ids are built
+// from: RFC 4287 ids are unique to the feed and entry everywhere, so two
+// installations with a user of the same name must not share them.
+type AtomSite struct {
+	// URL is the key site_url: ids are the feed's and each digest's URL.
+	URL string
+	// Installation is the state's id (store.Store.KeepInstallation), for
+	// ids when URL is "": urn:uuid: ids made from it, the user and date.
+	Installation string
+}
+
+// feedID is the id of user's feed.
+func (s AtomSite) feedID(user string) string {
+	if self := siteFile(s.URL, user, "feed.xml"); self != "" {
+		return self
+	}
+	return s.uuidURN(user)
+}
+
+// entryID is the id of the entry of user's digest of date.
+func (s AtomSite) entryID(user, date string) string {
+	if href := siteFile(s.URL, user, date+".html"); href != "" {
+		return href
+	}
+	return s.uuidURN(user + "/" + date)
+}
+
+// uuidURN is a name-based UUID (version 5's layout, over SHA-1 of the
+// installation and name), stable for a name within one installation.
+// Without an installation (publish of a state no run has kept one in)
+// the ids of the first versions, the same everywhere, are kept.
+func (s AtomSite) uuidURN(name string) string {
+	if s.Installation == "" {
+		user, date, dated := strings.Cut(name, "/")
+		if !dated {
+			return "tag:feeddigest,2000:" + user
+		}
+		return "tag:feeddigest," + date + ":" + user
+	}
+	sum := sha1.Sum([]byte(s.Installation + "\x00" + name))
+	u := sum[:16]
+	u[6] = u[6]&0x0f | 0x50 // version 5
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("urn:uuid:%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
 // AtomFeed renders SITE/<user>/feed.xml: one entry per digest, newest
 // first, each summarising its digest (feed names and display titles) and
-// linking to its page. Entry ids depend only on user and date, so a
-// rebuilt feed does not show old digests as new.
-func AtomFeed(user, siteURL string, digests []Digest, updated time.Time) ([]byte, error) {
+// linking to its page. Entry ids depend only on the site, user and date,
+// so a rebuilt feed does not show old digests as new.
+func AtomFeed(user string, site AtomSite, digests []Digest, updated time.Time) ([]byte, error) {
 	var buf bytes.Buffer
-	err := WriteAtomFeed(&buf, user, siteURL, digests, updated)
+	err := WriteAtomFeed(&buf, user, site, digests, updated)
 	return buf.Bytes(), err
 }
 
 // WriteAtomFeed writes the feed of AtomFeed to w.
-func WriteAtomFeed(w io.Writer, user, siteURL string, digests []Digest, updated time.Time) error {
-	return WriteAtomFeedKeeping(w, user, siteURL, digests, updated, nil)
+func WriteAtomFeed(w io.Writer, user string, site AtomSite, digests []Digest, updated time.Time) error {
+	return WriteAtomFeedKeeping(w, user, site, digests, updated, nil)
 }
 
 // AtomEntries are the entries of a feed.xml written before, by id: a
@@ -88,17 +136,17 @@ func ReadAtomEntries(r io.Reader) AtomEntries {
 // the digest of date built at built (see AtomEntries): one written for
 // the same digest (same id and build time) and the same site. A digest
 // whose build time is unknown is always made anew.
-func (k AtomEntries) Keeps(user, siteURL, date string, built time.Time) bool {
-	_, ok := k.kept(user, siteURL, date, built)
+func (k AtomEntries) Keeps(user string, site AtomSite, date string, built time.Time) bool {
+	_, ok := k.kept(user, site, date, built)
 	return ok
 }
 
-func (k AtomEntries) kept(user, siteURL, date string, built time.Time) (atomEntry, bool) {
+func (k AtomEntries) kept(user string, site AtomSite, date string, built time.Time) (atomEntry, bool) {
 	if built.IsZero() {
 		return atomEntry{}, false
 	}
-	e, ok := k[atomEntryID(user, date)]
-	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(siteURL, user, date) {
+	e, ok := k[site.entryID(user, date)]
+	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(site.URL, user, date) {
 		return atomEntry{}, false
 	}
 	return e, true
@@ -106,9 +154,10 @@ func (k AtomEntries) kept(user, siteURL, date string, built time.Time) (atomEntr
 
 // WriteAtomFeedKeeping is WriteAtomFeed copying the entries that kept
 // Keeps: their digests need no more than their Date and BuiltAt.
-func WriteAtomFeedKeeping(w io.Writer, user, siteURL string, digests []Digest, updated time.Time, kept AtomEntries) error {
+func WriteAtomFeedKeeping(w io.Writer, user string, site AtomSite, digests []Digest, updated time.Time, kept AtomEntries) error {
+	siteURL := site.URL
 	f := atomFeed{
-		ID:        "tag:feeddigest,2000:" + user,
+		ID:        site.feedID(user),
 		Title:     "Digests of " + user,
 		Updated:   updated.UTC().Format(time.RFC3339),
 		Author:    atomPerson{Name: "feeddigest"},
@@ -122,11 +171,11 @@ func WriteAtomFeedKeeping(w io.Writer, user, siteURL string, digests []Digest, u
 		}
 	}
 	for _, d := range newestDigests(digests) {
-		if e, ok := kept.kept(user, siteURL, d.Date, d.BuiltAt); ok {
+		if e, ok := kept.kept(user, site, d.Date, d.BuiltAt); ok {
 			f.Entries = append(f.Entries, e)
 			continue
 		}
-		e, err := newAtomEntry(user, siteURL, d, updated)
+		e, err := newAtomEntry(user, site, d, updated)
 		if err != nil {
 			return err
 		}
@@ -154,7 +203,7 @@ func newestDigests(digests []Digest) []Digest {
 	return ds
 }
 
-func newAtomEntry(user, siteURL string, d Digest, updated time.Time) (atomEntry, error) {
+func newAtomEntry(user string, site AtomSite, d Digest, updated time.Time) (atomEntry, error) {
 	v, err := newAtomSummaryView(d)
 	if err != nil {
 		return atomEntry{}, err
@@ -163,17 +212,15 @@ func newAtomEntry(user, siteURL string, d Digest, updated time.Time) (atomEntry,
 	if err != nil {
 		return atomEntry{}, err
 	}
-	href := digestHref(siteURL, user, d.Date)
+	href := digestHref(site.URL, user, d.Date)
 	return atomEntry{
-		ID:      atomEntryID(user, d.Date),
+		ID:      site.entryID(user, d.Date),
 		Title:   v.Title,
 		Updated: builtOr(d.BuiltAt, updated).UTC().Format(time.RFC3339),
 		Link:    atomLink{Rel: "alternate", Type: "text/html", Href: href},
 		Content: atomContent{Type: "html", Body: string(summary)},
 	}, nil
 }
-
-func atomEntryID(user, date string) string { return "tag:feeddigest," + date + ":" + user }
 
 // digestHref is the link of a digest's Atom entry to its page.
 func digestHref(siteURL, user, date string) string {

@@ -42,7 +42,7 @@ func TestGoldenFromStoredFragments(t *testing.T) {
 		t.Fatal(err)
 	}
 	goldenCheck(t, "index", index)
-	atom, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), d}, utc("2020-11-23T00:05:00Z"))
+	atom, err := AtomFeed("ada", AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), d}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func TestGoldenStatus(t *testing.T) {
 }
 
 func TestGoldenAtom(t *testing.T) {
-	got, err := AtomFeed("ada", "https://example.org/digest", []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
+	got, err := AtomFeed("ada", AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

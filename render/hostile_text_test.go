@@ -75,7 +75,7 @@ func TestPagesCarryNoControls(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkNoDirt(t, "the index", index)
-		atom, err := AtomFeed(d.User, "https://example.org/digest/", []Digest{d}, d.BuiltAt)
+		atom, err := AtomFeed(d.User, AtomSite{URL: "https://example.org/digest/"}, []Digest{d}, d.BuiltAt)
 		if err != nil {
 			t.Fatal(err)
 		}

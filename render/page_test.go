@@ -249,7 +249,7 @@ func TestWeeklyDigestTitledByItsWeek(t *testing.T) {
 	if got := doc.Find("title").Text(); !strings.Contains(got, want) {
 		t.Errorf("title %q, want it to say %q", got, want)
 	}
-	out, err := AtomFeed("ada", "", []Digest{d}, utc("2020-11-23T00:05:00Z"))
+	out, err := AtomFeed("ada", testSite, []Digest{d}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestWeeklyDigestTitledByItsWeek(t *testing.T) {
 
 func TestAtomFeed(t *testing.T) {
 	ds := []Digest{emptyDigest(t), sampleDigest(t)}
-	out, err := AtomFeed("ada", "", ds, utc("2020-11-23T00:05:00Z"))
+	out, err := AtomFeed("ada", testSite, ds, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,8 +269,8 @@ func TestAtomFeed(t *testing.T) {
 	if err := xml.Unmarshal(out, &f); err != nil {
 		t.Fatalf("not XML: %v", err)
 	}
-	if len(f.Entries) != 2 || f.Entries[0].ID != "tag:feeddigest,2020-11-23:ada" {
-		t.Fatalf("entries %+v", f.Entries)
+	if len(f.Entries) != 2 || !strings.HasPrefix(f.Entries[0].ID, "urn:uuid:") || !strings.HasPrefix(f.ID, "urn:uuid:") {
+		t.Fatalf("feed id %q, entries %+v: want urn:uuid: ids", f.ID, f.Entries)
 	}
 	if f.Entries[1].Link.Href != "2020-11-22.html" {
 		t.Errorf("link without site URL = %q", f.Entries[1].Link.Href)
@@ -278,12 +278,29 @@ func TestAtomFeed(t *testing.T) {
 	if c := f.Entries[1].Content; c.Type != "html" || !strings.Contains(c.Body, "Hello world") || !strings.Contains(c.Body, "Example Blog") {
 		t.Errorf("content %+v", c)
 	}
-	again, _ := AtomFeed("ada", "https://example.org/digest", ds[1:], utc("2020-11-23T00:05:00Z"))
-	if !strings.Contains(string(again), "<id>tag:feeddigest,2020-11-22:ada</id>") {
-		t.Error("entry id changes with the site URL or the other digests")
+	// Ids stay with the installation, user and date, whatever other
+	// digests the feed lists; another installation's differ.
+	same, _ := AtomFeed("ada", testSite, ds[1:], utc("2020-11-24T00:05:00Z"))
+	if !strings.Contains(string(same), "<id>"+f.Entries[1].ID+"</id>") || !strings.Contains(string(same), "<id>"+f.ID+"</id>") {
+		t.Error("ids change with the other digests or the time")
 	}
-	if !strings.Contains(string(again), `href="https://example.org/digest/ada/2020-11-22.html"`) {
-		t.Error("no absolute link with a site URL")
+	other, _ := AtomFeed("ada", AtomSite{Installation: "another"}, ds, utc("2020-11-23T00:05:00Z"))
+	if strings.Contains(string(other), f.ID) || strings.Contains(string(other), f.Entries[0].ID) || strings.Contains(string(other), f.Entries[1].ID) {
+		t.Error("two installations share ids")
+	}
+	if strings.Contains(string(out), `rel="self"`) {
+		t.Error("a self link without a site URL")
+	}
+	again, _ := AtomFeed("ada", AtomSite{URL: "https://example.org/digest", Installation: "ignored"}, ds[1:], utc("2020-11-23T00:05:00Z"))
+	for _, want := range []string{
+		"<id>https://example.org/digest/ada/feed.xml</id>",
+		"<id>https://example.org/digest/ada/2020-11-22.html</id>",
+		`<link rel="self" type="application/atom+xml" href="https://example.org/digest/ada/feed.xml">`,
+		`href="https://example.org/digest/ada/2020-11-22.html"`,
+	} {
+		if !strings.Contains(string(again), want) {
+			t.Errorf("no %s with a site URL:\n%s", want, again)
+		}
 	}
 }
 
@@ -363,7 +380,7 @@ func TestStatusSaysGoneFeedsAreNeverPolled(t *testing.T) {
 // byte for byte, without their titles; never one of another site or of
 // a digest built again.
 func TestAtomFeedKeeping(t *testing.T) {
-	const site = "https://example.org/digest"
+	site := AtomSite{URL: "https://example.org/digest", Installation: "this"}
 	now := utc("2020-11-23T00:05:00Z")
 	full := []Digest{emptyDigest(t), goldenDigest(t)}
 	before, err := AtomFeed("ada", site, full, now)
@@ -387,7 +404,8 @@ func TestAtomFeedKeeping(t *testing.T) {
 	}
 	d := full[1]
 	for name, keeps := range map[string]bool{
-		"another site":  kept.Keeps("ada", "https://other.example/", d.Date, d.BuiltAt),
+		"another site":  kept.Keeps("ada", AtomSite{URL: "https://other.example/"}, d.Date, d.BuiltAt),
+		"no site":       kept.Keeps("ada", AtomSite{Installation: "this"}, d.Date, d.BuiltAt),
 		"built again":   kept.Keeps("ada", site, d.Date, d.BuiltAt.Add(time.Second)),
 		"build unknown": kept.Keeps("ada", site, d.Date, time.Time{}),
 		"another user":  kept.Keeps("bob", site, d.Date, d.BuiltAt),
@@ -398,3 +416,6 @@ func TestAtomFeedKeeping(t *testing.T) {
 		}
 	}
 }
+
+// testSite is an installation without site_url.
+var testSite = AtomSite{Installation: "3b0a6d55-8f0e-4c1e-9d2a-6f1c2b7e4a10"}

@@ -201,6 +201,12 @@ type entryView struct {
 	AlsoIn string
 }
 
+// TextExcerpt is the excerpt as the plain-text email shows it: the links
+// whose text it shows marked by number and listed (see linkExcerpt).
+func (ev entryView) TextExcerpt() linkedExcerpt {
+	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.URL)
+}
+
 // problemView is a feed that could not be read: the sentence in plain
 // text, and its parts for HTML.
 type problemView struct {

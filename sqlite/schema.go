@@ -217,6 +217,8 @@ var migrations = []string{
 		claimed_at INTEGER NOT NULL,
 		PRIMARY KEY (feed_id, key)
 	);`,
+	// 18: the installation's id (store.Store.KeepInstallation), one row.
+	`CREATE TABLE installation (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL);`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -48,6 +48,10 @@ func (e *SchemaError) Error() string {
 // Reader reads the state. It is all that status and export need, and it
 // works while a run holds the state.
 type Reader interface {
+	// Installation is the id made once for this state (KeepInstallation),
+	// "" before the first run kept one. Atom ids are built from it when no
+	// site_url is set, so that two installations never share them.
+	Installation(ctx context.Context) (string, error)
 	// Feeds returns every feed record, by URL.
 	Feeds(ctx context.Context) ([]domain.Feed, error)
 	// Feed returns the record of one subscribed URL (ErrNoFeed: none).
@@ -134,6 +138,10 @@ func FeedAt(ctx context.Context, r Reader, url string) (domain.Feed, error) {
 // Store reads and writes the state, for one run at a time.
 type Store interface {
 	Reader
+
+	// KeepInstallation returns the installation's id: the one kept, else
+	// candidate, kept from now on (the first of concurrent callers wins).
+	KeepInstallation(ctx context.Context, candidate string) (string, error)
 
 	// SyncSubscriptions makes the subscriptions (user -> feed URLs) match
 	// the configuration: feed records are created for new URLs, a new

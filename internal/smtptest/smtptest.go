@@ -1,12 +1,13 @@
 // Package smtptest runs a real SMTP server (go-smtp) on a loopback port
 // for tests, as net/http/httptest does for HTTP: it keeps what it
 // receives, can be stopped and started again on the same port, can answer
-// DATA with a temporary or a permanent failure, and can offer AUTH without
-// TLS: PLAIN (which a careful client must refuse there) or CRAM-MD5, whose
+// DATA with a temporary or a permanent failure, can offer STARTTLS with a
+// self-signed certificate, and can offer AUTH: PLAIN or CRAM-MD5, whose
 // logins it counts and can refuse (535).
 package smtptest
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -20,9 +21,10 @@ import (
 
 // Message is one message as the server received it.
 type Message struct {
-	From string
-	To   []string
-	Data []byte
+	From      string
+	To        []string
+	Data      []byte
+	Encrypted bool // it came over TLS (STARTTLS)
 }
 
 // Server is a running test SMTP server.
@@ -30,6 +32,7 @@ type Server struct {
 	t        testing.TB
 	port     int
 	authMech []string
+	cert     *SelfSigned // STARTTLS offered with it; nil: plain only
 
 	mu       sync.Mutex
 	server   *smtp.Server
@@ -71,7 +74,10 @@ func (s *Server) Restart() {
 	}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "localhost"
-	srv.AllowInsecureAuth = true
+	srv.AllowInsecureAuth = s.cert == nil
+	if s.cert != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{s.cert.TLS}}
+	}
 	srv.ReadTimeout = 10 * time.Second
 	srv.WriteTimeout = 10 * time.Second
 	s.mu.Lock()
@@ -178,20 +184,22 @@ func (s *Server) receive(m Message) error {
 
 type backend struct{ s *Server }
 
-func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) {
+func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
 	if len(b.s.authMech) > 0 {
-		return &authSession{session{server: b.s}}, nil
+		return &authSession{session{server: b.s, conn: c}}, nil
 	}
-	return &session{server: b.s}, nil
+	return &session{server: b.s, conn: c}, nil
 }
 
 type session struct {
 	server *Server
+	conn   *smtp.Conn
 	cur    Message
 }
 
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
-	s.cur = Message{From: from}
+	_, encrypted := s.conn.TLSConnectionState()
+	s.cur = Message{From: from, Encrypted: encrypted}
 	return nil
 }
 

@@ -61,6 +61,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RulesLeaveEntriesOut", testRulesLeaveEntriesOut},
 		{"RecentEntriesForRules", testRecentEntriesForRules},
 		{"ArticlesClaimedOnce", testArticlesClaimedOnce},
+		{"InstallationKeptOnce", testInstallationKeptOnce},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1191,4 +1192,26 @@ func Open[S io.Closer](t *testing.T, open func(context.Context, string) (S, erro
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// The installation's id is none until kept, then the first kept for
+// good, through a reopen: Atom ids are built from it.
+func testInstallationKeptOnce(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	if id, err := s.Installation(ctx); err != nil || id != "" {
+		t.Fatalf("Installation of a new state = %q, %v; want none", id, err)
+	}
+	if id, err := s.KeepInstallation(ctx, "first"); err != nil || id != "first" {
+		t.Fatalf("KeepInstallation(first) = %q, %v", id, err)
+	}
+	if id, err := s.KeepInstallation(ctx, "second"); err != nil || id != "first" {
+		t.Fatalf("KeepInstallation(second) = %q, %v; want the first kept", id, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t)
+	if id, err := s.Installation(ctx); err != nil || id != "first" {
+		t.Errorf("Installation after a reopen = %q, %v; want first", id, err)
+	}
 }

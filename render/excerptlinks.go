@@ -1,0 +1,229 @@
+package render
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+
+	"feeddigest/domain"
+)
+
+// linkedExcerpt is an excerpt for the plain-text email: each link whose
+// text the excerpt shows is marked after that text with its number
+// ("a friend [1]"), and listed by number below the excerpt, since plain
+// text has no anchors and the URL would otherwise be lost.
+type linkedExcerpt struct {
+	Text  string
+	Links []excerptLink
+}
+
+// excerptLink is a link an excerpt marks with [N].
+type excerptLink struct {
+	N   int
+	URL string
+}
+
+// linkExcerpt marks in excerpt (cut from the text of content, the
+// entry's sanitised HTML) the links whose text it shows. A link to the
+// entry itself (own) is left out: its URL is under the title already.
+// Text that cannot be matched to the excerpt gets no marks: never a
+// number at the wrong word.
+func linkExcerpt(content, excerpt, own string) linkedExcerpt {
+	body := strings.TrimSuffix(excerpt, "…")
+	if body == "" || !strings.Contains(content, "<a") {
+		return linkedExcerpt{Text: excerpt}
+	}
+	doc, err := html.Parse(strings.NewReader(content))
+	if err != nil || findBody(doc) == nil {
+		return linkedExcerpt{Text: excerpt}
+	}
+	l := excerptLinker{body: body, own: own}
+	l.walk(findBody(doc))
+	return l.result(excerpt)
+}
+
+type excerptLinker struct {
+	body, own string
+	text      collapser // the text read so far
+	links     []string
+	at        []int      // where each link's mark goes in body
+	stop      *html.Node // where the walk stopped, past the excerpt; nil: it read all
+}
+
+// Where the text read so far stands against the excerpt.
+const (
+	within  = iota // the excerpt begins with it
+	reached        // it is the excerpt, or runs past the cut
+	differs        // the two part: no mark can be placed with certainty
+)
+
+// seen is the length of the text read so far, as the excerpt writes it,
+// and where it stands.
+func (l *excerptLinker) seen() (int, int) {
+	s := l.text.String()
+	switch {
+	case len(s) < len(l.body) && strings.HasPrefix(l.body, s):
+		return len(s), within
+	case strings.HasPrefix(s, l.body):
+		return len(s), reached
+	}
+	return len(s), differs
+}
+
+// walk reads n as textWriter.write does, noting where each link's text
+// ends; false once the excerpt is passed.
+func (l *excerptLinker) walk(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode:
+		l.text.write(n.Data)
+		return l.goOn(n)
+	case html.ElementNode:
+		if skipText[n.Data] {
+			return true
+		}
+		if href := linkTarget(n); href != "" {
+			l.link(n, href)
+			return l.goOn(n)
+		}
+	}
+	block := n.Type == html.ElementNode && blockText[n.Data]
+	if block {
+		l.text.write(" ")
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if !l.walk(c) {
+			return false
+		}
+	}
+	if block {
+		l.text.write(" ")
+	}
+	return true
+}
+
+// goOn says whether the walk goes on after n: while the text read is
+// within the excerpt. Else it notes n as where it stopped.
+func (l *excerptLinker) goOn(n *html.Node) bool {
+	if _, where := l.seen(); where == within {
+		return true
+	}
+	l.stop = n
+	return false
+}
+
+// link reads the a element n, whose text starts inside the excerpt, and
+// marks href after its text, or at the cut when the text runs past it.
+func (l *excerptLinker) link(n *html.Node, href string) {
+	start, _ := l.seen()
+	w := textWriter{limit: -1}
+	w.write(n)
+	l.text.write(w.String())
+	end, where := l.seen()
+	if where != differs && end > start && href != l.own {
+		l.add(href, min(end, len(l.body)))
+	}
+}
+
+// ExcerptHTML is the start of f's HTML that holds its excerpt, the rest
+// cut off, or "" when the excerpt shows no link: all that the plain-text
+// email needs of the HTML (see linkExcerpt), where a digest's email
+// drops the HTML itself to stay small.
+func ExcerptHTML(f domain.Fragments) string {
+	body := strings.TrimSuffix(f.Excerpt, "…")
+	if body == "" || !strings.Contains(f.HTML, "<a") {
+		return ""
+	}
+	doc, err := html.Parse(strings.NewReader(f.HTML))
+	if err != nil || findBody(doc) == nil {
+		return ""
+	}
+	root := findBody(doc)
+	l := excerptLinker{body: body}
+	l.walk(root)
+	if len(l.links) == 0 {
+		return ""
+	}
+	for n := l.stop; n != nil && n != root; n = n.Parent {
+		for n.NextSibling != nil {
+			n.Parent.RemoveChild(n.NextSibling)
+		}
+	}
+	var b strings.Builder
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			return ""
+		}
+	}
+	return b.String()
+}
+
+// add notes href, once: a second link to the same URL shares its number.
+func (l *excerptLinker) add(href string, at int) {
+	for _, h := range l.links {
+		if h == href {
+			return
+		}
+	}
+	l.links = append(l.links, href)
+	l.at = append(l.at, at)
+}
+
+func (l *excerptLinker) result(excerpt string) linkedExcerpt {
+	if len(l.links) == 0 {
+		return linkedExcerpt{Text: excerpt}
+	}
+	var b strings.Builder
+	prev := 0
+	for i, at := range l.at {
+		b.WriteString(l.body[prev:at])
+		fmt.Fprintf(&b, " [%d]", i+1)
+		prev = at
+	}
+	b.WriteString(excerpt[prev:])
+	links := make([]excerptLink, len(l.links))
+	for i, u := range l.links {
+		links[i] = excerptLink{N: i + 1, URL: u}
+	}
+	return linkedExcerpt{Text: b.String(), Links: links}
+}
+
+// linkTarget is the http(s) URL an a element points to, "" for any other.
+func linkTarget(n *html.Node) string {
+	if n.Data != "a" {
+		return ""
+	}
+	i := attrIndex(n, "href")
+	if i < 0 {
+		return ""
+	}
+	u, err := url.Parse(n.Attr[i].Val)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return n.Attr[i].Val
+}
+
+// collapser holds text written in pieces with whitespace collapsed as
+// collapseSpace does and no trailing space: each piece costs its own
+// length, however many pieces of nothing but space come first.
+type collapser struct {
+	strings.Builder
+	space bool // a space is owed before the next word
+}
+
+func (c *collapser) write(s string) {
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			c.space = c.Len() > 0
+			continue
+		}
+		if c.space {
+			c.WriteByte(' ')
+			c.space = false
+		}
+		c.WriteRune(r)
+	}
+}
