@@ -16,18 +16,14 @@ import (
 	"syscall"
 
 	"feeddigest/cli"
-	"feeddigest/postgres"
-	"feeddigest/sqlite"
-	"feeddigest/store"
+	"feeddigest/internal/backends"
 )
 
-// The state back ends, registered before anything opens a state: main is
-// the one package that knows both; the pipeline and the commands open a
-// state by its name (store.Open).
-func init() {
-	store.Register(postgres.Backend)
-	store.Register(sqlite.Backend) // last: it takes every other name
-}
+// The state back ends, registered before anything opens a state
+// (internal/backends, the one package that knows both, which tests
+// register the same way); the pipeline and the commands open a state by
+// its name (store.Open).
+func init() { backends.Register() }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,6 +1,7 @@
 // Package backends registers the state back ends the program knows, in
-// the order they are tried, for the tests that open a state by its
-// setting as the program does (main registers the same two).
+// the order they are tried: main calls it before anything opens a state,
+// and so do the tests that open a state by its setting as the program
+// does. It is the one package that knows both back ends.
 package backends
 
 import (
