@@ -235,21 +235,13 @@ var migrations = []string{
 	// 9 (SQLite's 15): how many reads of a feed in a row a poll mark has
 	// seen cut short (see store.Attempt.Reads).
 	`ALTER TABLE poll_attempts ADD COLUMN reads integer NOT NULL DEFAULT 1;`,
-	// 10 (SQLite's 16): rules (package rules): an entry's categories,
-	// one a line ('' for none), and how many entries a digest's rules
-	// left out.
+	// 10, 11 and 12 are SQLite's 16, 17 and 18 (see there why): an
+	// entry's categories and a digest's left-out count, the article
+	// claims of full_text feeds, the installation's id.
 	`ALTER TABLE entries ADD COLUMN categories text NOT NULL DEFAULT '';
 	ALTER TABLE digests ADD COLUMN left_out integer NOT NULL DEFAULT 0;`,
-	// 11 (SQLite's 17): the pages of a full_text feed's entries claimed
-	// for their articles (see store.Store.ClaimArticles).
-	`CREATE TABLE article_claims (
-		feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
-		key text NOT NULL,
-		claimed_at timestamptz NOT NULL,
-		PRIMARY KEY (feed_id, key)
-	);`,
-	// 12 (SQLite's 18): the installation's id
-	// (store.Store.KeepInstallation), one row.
+	`CREATE TABLE article_claims (feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
+		key text NOT NULL, claimed_at timestamptz NOT NULL, PRIMARY KEY (feed_id, key));`,
 	`CREATE TABLE installation (one integer PRIMARY KEY CHECK (one = 1), id text NOT NULL);`,
 }
 
