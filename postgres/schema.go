@@ -251,6 +251,10 @@ var migrations = []string{
 	// 12 (SQLite's 18): the installation's id
 	// (store.Store.KeepInstallation), one row.
 	`CREATE TABLE installation (one integer PRIMARY KEY CHECK (one = 1), id text NOT NULL);`,
+	// 13 (SQLite's 19): a full_text feed's article pages, as `status`
+	// shows them (domain.Feed.ArticlesAsked and ArticlesRead).
+	`ALTER TABLE feeds ADD COLUMN articles_asked integer NOT NULL DEFAULT 0,
+		ADD COLUMN articles_read integer NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated database has.
