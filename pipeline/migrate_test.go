@@ -166,6 +166,8 @@ feeds = ["%[2]s", "%[3]s"]
 	// And a run died reading /b: the next run, on either state, records
 	// the poll as failed.
 	markUnfinished(t, cfg.State, pub.URL+"/b", hour(before-1))
+	// And /a's record counts article pages, as a full_text poll leaves it.
+	noteArticlePages(t, cfg.State, pub.URL+"/a", 4, 3)
 	control := withState(t, cfg, "")
 	control.State = filepath.Join(filepath.Dir(control.SiteDir), "state.db")
 	copyFile(t, cfg.State, control.State)
@@ -199,8 +201,9 @@ feeds = ["%[2]s", "%[3]s"]
 	if !slices.Equal(got, want) {
 		t.Errorf("feed records copied:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if all := strings.Join(want, "\n"); !strings.Contains(all, "Language:fr") || !strings.Contains(all, "Problem:server error") {
-		t.Errorf("the feeds before the move have no language or problem: the test proves little\n%s", all)
+	if all := strings.Join(want, "\n"); !strings.Contains(all, "Language:fr") || !strings.Contains(all, "Problem:server error") ||
+		!strings.Contains(all, "ArticlesAsked:4 ArticlesRead:3") {
+		t.Errorf("the feeds before the move have no language, problem or article pages: the test proves little\n%s", all)
 	}
 	for h := before; h < before+after; h++ {
 		post(h)
@@ -228,5 +231,34 @@ feeds = ["%[2]s", "%[3]s"]
 				t.Errorf("%s's page %s differs after the move", user, path)
 			}
 		}
+	}
+}
+
+// noteArticlePages writes on the record of the feed at url, in the
+// state at statePath, that its last poll asked for asked article pages
+// and read read whole.
+func noteArticlePages(t *testing.T, statePath, url string, asked, read int) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := openState(ctx, &config.Config{State: statePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := st.Feed(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := st.BeginPoll(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	f.ArticlesAsked, f.ArticlesRead = asked, read
+	if err := tx.UpdateFeed(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }
