@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 	"feeddigest/render"
@@ -167,7 +168,7 @@ feeds = ["%[2]s", "%[3]s"]
 	// the poll as failed.
 	markUnfinished(t, cfg.State, pub.URL+"/b", hour(before-1))
 	// And /a's record counts article pages, as a full_text poll leaves it.
-	noteArticlePages(t, cfg.State, pub.URL+"/a", 4, 3)
+	editFeedRecord(t, cfg.State, pub.URL+"/a", func(f *domain.Feed) { f.ArticlesAsked, f.ArticlesRead = 4, 3 })
 	control := withState(t, cfg, "")
 	control.State = filepath.Join(filepath.Dir(control.SiteDir), "state.db")
 	copyFile(t, cfg.State, control.State)
@@ -231,34 +232,5 @@ feeds = ["%[2]s", "%[3]s"]
 				t.Errorf("%s's page %s differs after the move", user, path)
 			}
 		}
-	}
-}
-
-// noteArticlePages writes on the record of the feed at url, in the
-// state at statePath, that its last poll asked for asked article pages
-// and read read whole.
-func noteArticlePages(t *testing.T, statePath, url string, asked, read int) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := openState(ctx, &config.Config{State: statePath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	f, err := st.Feed(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := st.BeginPoll(ctx, f.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	f.ArticlesAsked, f.ArticlesRead = asked, read
-	if err := tx.UpdateFeed(ctx, f); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
 	}
 }
