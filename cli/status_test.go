@@ -3,11 +3,15 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"feeddigest/pipeline"
-	"feeddigest/render"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/internal/feedtest"
+	"feeddigest/pipeline"
+	"feeddigest/render"
 )
 
 func TestStatusTableSaysDueAndCounts(t *testing.T) {
@@ -146,5 +150,50 @@ func TestUsersTable(t *testing.T) {
 				t.Errorf("line %d %q lacks %q", i+1, lines[i+1], cell)
 			}
 		}
+	}
+}
+
+// `status` shows, for a full_text feed, how many of its last poll's
+// article pages were read whole (here one of two: the other is a 404),
+// beside what polling taught of its server; nothing for a plain feed.
+func TestStatusShowsArticlePages(t *testing.T) {
+	ts := feedtest.Start(t)
+	words := strings.Repeat("Whole article words that readability keeps. ", 12)
+	ts.Handle("/post/whole", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><html><head><title>Post</title></head><body><nav><a href=\"/\">Home</a></nav>"+
+			"<article><h1>Post</h1><p>%s</p><p>%s</p></article></body></html>", words, words)
+	}))
+	day := at("2026-11-21T10:00:00Z")
+	ts.Add("/teaser",
+		feedtest.Entry{ID: "whole", Title: "Whole", Link: ts.URL + "/post/whole", Body: "<p>Teaser.</p>", Published: day},
+		feedtest.Entry{ID: "missing", Title: "Missing", Link: ts.URL + "/post/missing", Body: "<p>Teaser.</p>", Published: day.Add(time.Minute)})
+	ts.Add("/plain", feedtest.Entry{ID: "p1", Title: "Plain", Link: ts.URL + "/post/plain", Body: "<p>Plain.</p>", Published: day})
+	path := writeConfig(t, fmt.Sprintf(`[fetch]
+allow_private_networks = true
+[[users]]
+name = "ada"
+timezone = "Europe/London"
+feeds = [{ url = %q, full_text = true }, %q]
+`, ts.URL+"/teaser", ts.URL+"/plain"))
+	if code, stdout, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z"); code != 0 || !strings.Contains(stdout, "article pages  2 asked, 1 read whole") {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI("status", "-config", path, "-now", "2026-11-22T00:10:00Z")
+	if code != 0 {
+		t.Fatalf("status: exit %d, %s", code, stderr)
+	}
+	for l := range strings.Lines(stdout) {
+		switch {
+		case strings.HasPrefix(l, ts.URL+"/teaser "):
+			if !strings.Contains(l, "article pages: 1 of 2 read whole") {
+				t.Errorf("the full_text feed's line does not count its article pages: %q", l)
+			}
+		case strings.HasPrefix(l, ts.URL+"/plain ") && strings.Contains(l, "article"):
+			t.Errorf("the plain feed's line speaks of articles: %q", l)
+		}
+	}
+	if strings.Count(stdout, "article pages:") != 1 {
+		t.Errorf("status:\n%s", stdout)
 	}
 }

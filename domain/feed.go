@@ -49,6 +49,13 @@ type Feed struct {
 
 	TTL   time.Duration // the feed's own ttl / sy:updatePeriod hint
 	Polls int           // polls that got an answer with a body or 304
+
+	// Whole articles (full_text): of the last poll that asked for its new
+	// entries' pages, how many it asked for and how many held an article
+	// (the others kept the feed's own text); 0 and 0 for a feed without
+	// full_text, or before its first such poll.
+	ArticlesAsked int
+	ArticlesRead  int
 }
 
 // Distrust is what a feed's server has shown of its validators: one it

@@ -175,7 +175,7 @@ func buildFeedRows(feeds []domain.Feed, subs map[string][]string, counts map[str
 		rows = append(rows, render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
 			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), Server: serverNote(f), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
+			Reason: reason(f, now), Server: join(serverNote(f), articlesNote(f)), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
 		})
 	}
 	return rows
@@ -235,6 +235,16 @@ func serverNote(f domain.Feed) string {
 		parts = append(parts, "HEAD first, a GET at least weekly")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// articlesNote says how a full_text feed's last poll that asked for its
+// entries' pages fared: "article pages: 3 of 4 read whole" (the others
+// kept the feed's own text). "" for a feed that asked for none.
+func articlesNote(f domain.Feed) string {
+	if f.ArticlesAsked == 0 {
+		return ""
+	}
+	return fmt.Sprintf("article pages: %d of %d read whole", f.ArticlesRead, f.ArticlesAsked)
 }
 
 // reason says why the next poll waits, or what the user should know.

@@ -44,42 +44,57 @@ func articleLimits(cfg *config.Config) map[string]int {
 var testHookArticle func(pageURL string)
 
 // wholeArticles replaces the texts of a fresh poll's new entries by their
-// articles, and counts the requests in the poll's result. Its error is
+// articles, counts the requests in the poll's result, and notes on the
+// feed's record how many pages it asked for and how many held an article
+// (kept from an earlier poll when this one asks for none; 0 and 0 once
+// the feed is no longer full_text), which `status` shows. Its error is
 // the state's (a claim that could not be recorded), never a page's.
-func (w *worker) wholeArticles(ctx context.Context, f domain.Feed, res *fetch.Result) error {
+func (w *worker) wholeArticles(ctx context.Context, f *domain.Feed, res *fetch.Result) error {
 	p := w.pass
 	limit := p.articles[f.URL]
-	if limit <= 0 || res.Outcome != fetch.OutcomeFresh || res.Feed == nil || len(res.Feed.Entries) == 0 {
+	if limit <= 0 {
+		f.ArticlesAsked, f.ArticlesRead = 0, 0
+		return nil
+	}
+	if res.Outcome != fetch.OutcomeFresh || res.Feed == nil || len(res.Feed.Entries) == 0 {
 		return nil
 	}
 	keys, err := p.st.ClaimArticles(ctx, f.ID, res.Feed.Entries, limit, p.opts.Now)
-	if err != nil {
+	if err != nil || len(keys) == 0 {
 		return err
 	}
 	claimed := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		claimed[k] = true
 	}
+	asked, read := 0, 0
 	for i := range res.Feed.Entries {
 		e := &res.Feed.Entries[i]
 		if !claimed[e.Key] {
 			continue
 		}
 		delete(claimed, e.Key) // a key listed twice is asked for once
-		if err := w.wholeArticle(ctx, e, res); err != nil {
+		ok, err := w.wholeArticle(ctx, e, res)
+		if err != nil {
 			return err
 		}
+		asked++
+		if ok {
+			read++
+		}
 	}
+	f.ArticlesAsked, f.ArticlesRead = asked, read
 	return nil
 }
 
 // wholeArticle fetches an entry's page and, when it holds an article,
-// makes it the entry's content; only an interruption is an error.
-func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.Result) error {
+// makes it the entry's content, and says so; only an interruption is an
+// error.
+func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.Result) (bool, error) {
 	select {
 	case w.inFlight <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	if testHookArticle != nil {
 		testHookArticle(e.Link)
@@ -89,7 +104,7 @@ func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.R
 	res.Requests += page.Requests
 	res.Bytes += page.Bytes
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	html := ""
 	if err == nil {
@@ -104,8 +119,8 @@ func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.R
 	p.mu.Unlock()
 	if err != nil {
 		p.opts.Log.Info("article not read: the feed's own text stays", "page", redact.URL(e.Link), "error", err)
-		return nil
+		return false, nil
 	}
 	e.Content = html
-	return nil
+	return true, nil
 }

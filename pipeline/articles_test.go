@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -144,6 +145,18 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		if strings.Contains(page, "could not") {
 			t.Error("a page that failed is shown as the feed's problem")
 		}
+		// status and status.html show the pages of the teaser feed's poll,
+		// and none of the plain feed's.
+		wantNote := "article pages: 2 of 6 read whole"
+		if note := serverColumn(t, cfg, ts.URL+"/teaser"); !strings.Contains(note, wantNote) {
+			t.Errorf("status of the teaser feed says %q, want %q in it", note, wantNote)
+		}
+		if note := serverColumn(t, cfg, ts.URL+"/plain"); strings.Contains(note, "article") {
+			t.Errorf("status of the plain feed says %q", note)
+		}
+		if status := readFile(t, filepath.Join(cfg.SiteDir, "status.html")); strings.Count(status, wantNote) != 1 {
+			t.Errorf("status.html shows %q %d times, want once", wantNote, strings.Count(status, wantNote))
+		}
 		_, text := smtptest.ReadAlternative(t, []byte(readFile(t, filepath.Join(cfg.Email.Outbox, "ada-2026-11-21.eml"))))
 		if !strings.Contains(text["text/plain"], "Whole article words") || !strings.Contains(text["text/html"], "Whole article words") {
 			t.Error("the email's excerpt is not the article's")
@@ -164,5 +177,25 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		if page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html")); !strings.Contains(page, "Next whole words") {
 			t.Error("the second digest lacks the new entry's article")
 		}
+		if note := serverColumn(t, cfg, ts.URL+"/teaser"); !strings.Contains(note, "article pages: 1 of 1 read whole") {
+			t.Errorf("status after the second poll says %q, want its one page read whole", note)
+		}
 	})
+}
+
+// serverColumn is what `status` says of a feed's server (and its article
+// pages), from the state of cfg.
+func serverColumn(t *testing.T, cfg *config.Config, url string) string {
+	t.Helper()
+	rows, err := Status(context.Background(), cfg, at("2026-11-30T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.URL == url {
+			return r.Server
+		}
+	}
+	t.Fatalf("status shows no row for %s", url)
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
 	"feeddigest/render"
@@ -166,6 +167,8 @@ feeds = ["%[2]s", "%[3]s"]
 	// And a run died reading /b: the next run, on either state, records
 	// the poll as failed.
 	markUnfinished(t, cfg.State, pub.URL+"/b", hour(before-1))
+	// And /a's record counts article pages, as a full_text poll leaves it.
+	editFeedRecord(t, cfg.State, pub.URL+"/a", func(f *domain.Feed) { f.ArticlesAsked, f.ArticlesRead = 4, 3 })
 	control := withState(t, cfg, "")
 	control.State = filepath.Join(filepath.Dir(control.SiteDir), "state.db")
 	copyFile(t, cfg.State, control.State)
@@ -199,8 +202,9 @@ feeds = ["%[2]s", "%[3]s"]
 	if !slices.Equal(got, want) {
 		t.Errorf("feed records copied:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if all := strings.Join(want, "\n"); !strings.Contains(all, "Language:fr") || !strings.Contains(all, "Problem:server error") {
-		t.Errorf("the feeds before the move have no language or problem: the test proves little\n%s", all)
+	if all := strings.Join(want, "\n"); !strings.Contains(all, "Language:fr") || !strings.Contains(all, "Problem:server error") ||
+		!strings.Contains(all, "ArticlesAsked:4 ArticlesRead:3") {
+		t.Errorf("the feeds before the move have no language, problem or article pages: the test proves little\n%s", all)
 	}
 	for h := before; h < before+after; h++ {
 		post(h)

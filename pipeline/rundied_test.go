@@ -40,6 +40,15 @@ func TestFeedCutShortTwiceKeepsItsServersMarks(t *testing.T) {
 // would have learned.
 func markIgnoresConditional(t *testing.T, statePath, url string) {
 	t.Helper()
+	editFeedRecord(t, statePath, url, func(f *domain.Feed) {
+		f.IgnoresConditional, f.Answers304, f.RefusesHEAD = true, true, true
+	})
+}
+
+// editFeedRecord changes the record of the feed at url, in the state at
+// statePath, by edit.
+func editFeedRecord(t *testing.T, statePath, url string, edit func(*domain.Feed)) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := openState(ctx, &config.Config{State: statePath})
 	if err != nil {
@@ -50,7 +59,7 @@ func markIgnoresConditional(t *testing.T, statePath, url string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.IgnoresConditional, f.Answers304, f.RefusesHEAD = true, true, true
+	edit(&f)
 	if err := st.UpdateFeeds(ctx, []domain.Feed{f}); err != nil {
 		t.Fatal(err)
 	}

@@ -370,7 +370,7 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 		// this run's marks (see loop), and the feed is due again.
 		return fmt.Errorf("%s: %w", redact.URL(f.URL), stateErr)
 	}
-	if err := w.wholeArticles(ctx, f, &res); err != nil {
+	if err := w.wholeArticles(ctx, &f, &res); err != nil {
 		return fmt.Errorf("%s: %w", redact.URL(f.URL), err)
 	}
 	// Here, on the polling side, where concurrency spreads the work.

@@ -243,6 +243,10 @@ var migrations = []string{
 	`CREATE TABLE article_claims (feed_id bigint NOT NULL REFERENCES feeds (id) ON DELETE CASCADE,
 		key text NOT NULL, claimed_at timestamptz NOT NULL, PRIMARY KEY (feed_id, key));`,
 	`CREATE TABLE installation (one integer PRIMARY KEY CHECK (one = 1), id text NOT NULL);`,
+	// 13 (SQLite's 19): a full_text feed's article pages, as `status`
+	// shows them (domain.Feed.ArticlesAsked and ArticlesRead).
+	`ALTER TABLE feeds ADD COLUMN articles_asked integer NOT NULL DEFAULT 0,
+		ADD COLUMN articles_read integer NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -26,7 +26,8 @@ func scanFeed(row scanner, extra ...any) (domain.Feed, error) {
 		&f.LastModified, &f.BodyHash, &lastPoll, &lastSuccess, &f.LastStatus, &f.LastError,
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
 		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired,
-		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet}
+		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet,
+		&f.ArticlesAsked, &f.ArticlesRead}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}

@@ -219,6 +219,11 @@ var migrations = []string{
 	);`,
 	// 18: the installation's id (store.Store.KeepInstallation), one row.
 	`CREATE TABLE installation (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL);`,
+	// 19: a full_text feed's article pages, as `status` shows them: how
+	// many the last poll that fetched any asked for, and how many held an
+	// article (domain.Feed.ArticlesAsked and ArticlesRead).
+	`ALTER TABLE feeds ADD COLUMN articles_asked INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE feeds ADD COLUMN articles_read INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated file has.

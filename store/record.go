@@ -14,6 +14,7 @@ var feedRecordFields = []string{
 	"origin_flag_at", "answers_304", "refuses_head", "ignores_conditional", "ttl_seconds",
 	"overflow_gap", "next_extra_poll", "polls", "body_error", "repaired", "problem", "problem_at",
 	"problem_since", "language", "etag_untrusted", "last_modified_untrusted", "refuses_conditional", "last_get",
+	"articles_asked", "articles_read",
 }
 
 // FeedRecordColumns is the column list of a SELECT of feed records, in

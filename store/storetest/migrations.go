@@ -45,6 +45,29 @@ func RunMigrations(t *testing.T, old OldStates) {
 	t.Run("MigrationForgetsHugeValidatorsAndFalseLessons", func(t *testing.T) {
 		testMigrationForgetsHugeValidatorsAndFalseLessons(t, old)
 	})
+	t.Run("MigrationCountsNoArticlePagesYet", func(t *testing.T) {
+		testMigrationCountsNoArticlePagesYet(t, old)
+	})
+}
+
+// A state from before article pages were counted: migrated, its feeds
+// read as they were, no page asked for yet, and a poll's counts are kept.
+func testMigrationCountsNoArticlePagesYet(t *testing.T, old OldStates) {
+	s := old.old(t, "articles_asked", `INSERT INTO feeds (url, title, polls) VALUES ('https://a.example/feed', 'A', 3)`)
+	f, err := s.Feed(ctx, "https://a.example/feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Title != "A" || f.Polls != 3 || f.ArticlesAsked != 0 || f.ArticlesRead != 0 {
+		t.Fatalf("migrated: title %q, polls %d, article pages %d asked, %d read", f.Title, f.Polls, f.ArticlesAsked, f.ArticlesRead)
+	}
+	f.ArticlesAsked, f.ArticlesRead = 4, 3
+	if _, err := savePoll(s, f, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = s.Feed(ctx, f.URL); err != nil || f.ArticlesAsked != 4 || f.ArticlesRead != 3 {
+		t.Errorf("after a poll: article pages %d asked, %d read (%v), want 4 and 3", f.ArticlesAsked, f.ArticlesRead, err)
+	}
 }
 
 // A state from before validators were judged: migrated, a validator over

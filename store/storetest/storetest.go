@@ -190,6 +190,7 @@ func testFeedRecordsReadBackAsWritten(t *testing.T, newStore NewStore) {
 		MovedAt: at(8), MovedFrom: "https://a.example/old", OriginFlagAt: at(9),
 		Answers304: true, RefusesHEAD: true, IgnoresConditional: true, TTL: 90 * time.Minute, Polls: 7,
 		Distrust: domain.Distrust{ETag: true, Conditional: true}, LastGet: at(12),
+		ArticlesAsked: 4, ArticlesRead: 3,
 	}
 	if _, err := savePoll(s, want, nil, at(2)); err != nil {
 		t.Fatal(err)
