@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/config/opml"
 	"feeddigest/internal/feedtest"
-	"feeddigest/opml"
 )
 
 // checkServer serves a feed of each kind check must describe; anything

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"feeddigest/config"
+	"feeddigest/config/opml"
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/english"
-	"feeddigest/opml"
 	"feeddigest/pipeline"
 )
 

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
+	"feeddigest/cli/demo"
 	"feeddigest/config"
-	"feeddigest/demo"
 	"feeddigest/internal/english"
 	"feeddigest/pipeline"
 	"feeddigest/render"

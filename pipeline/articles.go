@@ -3,12 +3,12 @@ package pipeline
 import (
 	"context"
 
-	"feeddigest/article"
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/internal/redact"
 	"feeddigest/parse"
+	"feeddigest/parse/article"
 )
 
 // Whole articles for teaser feeds (full_text = true): after a feed's
