@@ -27,6 +27,10 @@ type pollTx struct {
 	// afterUpdate queues, beside the feed record, what else the save
 	// writes (a shared pass marks the feed done there); nil: nothing.
 	afterUpdate func(*pgx.Batch)
+	// afterBegin queues, right after BEGIN, what must hold before anything
+	// is written (a shared pass checks and locks its claim of the host
+	// there); nil: nothing.
+	afterBegin func(*pgx.Batch)
 }
 
 // BeginPoll starts saving a poll of the feed (see store.PollTx).
@@ -43,6 +47,9 @@ func (t *pollTx) batch() *pgx.Batch {
 	b := &pgx.Batch{}
 	if !t.begun {
 		b.Queue("BEGIN")
+		if t.afterBegin != nil {
+			t.afterBegin(b)
+		}
 		t.begun = true
 	}
 	return b

@@ -349,6 +349,23 @@ func (s *Store) BeginPassPoll(ctx context.Context, w store.Work, feedID int64) (
 		return nil, err
 	}
 	t := tx.(*pollTx)
+	// The claim is checked and held (FOR SHARE: a run taking the host over
+	// waits for this save's end) before any entry is written. Checked only
+	// at the end, a run whose lease lapsed would write entries beside its
+	// taker's: an insert racing the taker's uncommitted one of the same
+	// entry finds neither a new row nor, in its snapshot, the old one.
+	t.afterBegin = func(b *pgx.Batch) {
+		b.Queue(`SELECT 1 FROM pass_hosts WHERE pass_id = $1 AND host = $2 AND owner = $3 FOR SHARE`,
+			w.Pass.ID, w.Host, s.worker).QueryRow(func(row pgx.Row) error {
+			var one int
+			if err := row.Scan(&one); errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("host %s of pass %d: %w", w.Host, w.Pass.ID, store.ErrClaimLost)
+			} else if err != nil {
+				return fmt.Errorf("host %s of pass %d: check the claim: %w", w.Host, w.Pass.ID, err)
+			}
+			return nil
+		})
+	}
 	t.afterUpdate = func(b *pgx.Batch) {
 		b.Queue(`UPDATE pass_feeds SET done = true WHERE pass_id = $1 AND feed_id = $2 AND NOT done
 			AND EXISTS (SELECT 1 FROM pass_hosts WHERE pass_id = $1 AND host = $3 AND owner = $4 FOR SHARE)`,

@@ -254,17 +254,7 @@ func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * lease)
-	for {
-		wb, err := b.NextWork(ctx, pb)
-		if err == nil && wb.Host == wa.Host {
-			break
-		}
-		if err != nil && !errors.Is(err, store.ErrNoWorkYet) || time.Now().After(deadline) {
-			t.Fatalf("waiting for the stalled run's host: %+v %v", wb, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForHost(t, b, pb, wa.Host, 10*lease)
 	if err := savePassPoll(a, wa, wa.Feeds[0].Feed); !errors.Is(err, store.ErrClaimLost) {
 		t.Errorf("the late save: %v, want ErrClaimLost", err)
 	}
@@ -325,4 +315,106 @@ func TestFeedsToPlan(t *testing.T) {
 	if got[3].LastPoll.IsZero() || !got[3].RetryPending {
 		t.Errorf("the retried feed's record: %+v", got[3])
 	}
+}
+
+// A run whose lease lapsed may still be saving entries when the run that
+// took its host over saves the same ones. The late save must be refused
+// as a lost claim before it writes anything, not fail on the entry the
+// other transaction holds (an insert racing an uncommitted insert of the
+// same row finds neither a new row nor, in its snapshot, the old one).
+func TestLateSaveRacingTheTakersSaveIsALostClaim(t *testing.T) {
+	t.Parallel() // beside the other tests, while it waits for a lease to lapse
+	url, plan := sharedState(t)
+	a, b := open(t, url), open(t, url)
+	const lease = time.Second
+	if _, _, err := a.JoinPass(ctx, hour, plan.Now, lease); err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.PlanPass(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa := next(t, a, pa)
+	a.stopHeartbeat() // stalled: no renewals, but still connected
+	a.stopHeartbeat = nil
+	pb, _, err := b.JoinPass(ctx, hour, plan.Now, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := waitForHost(t, b, pb, wa.Host, 10*lease)
+	feed := wb.Feeds[0].Feed
+	entries := []domain.Entry{{Key: "id:p-0", Title: "Post 0", Link: "https://a.example/p/0"}}
+
+	taker, err := b.BeginPassPoll(ctx, wb, feed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taker.Rollback()
+	if _, err := taker.SaveEntries(ctx, entries, pb.Now, len(entries)); err != nil {
+		t.Fatal(err)
+	}
+	late := make(chan error, 1)
+	go func() {
+		tx, err := a.BeginPassPoll(ctx, wa, feed.ID)
+		if err == nil {
+			defer tx.Rollback()
+			_, err = tx.SaveEntries(ctx, entries, pa.Now, len(entries))
+		}
+		late <- err
+	}()
+	// Let the late save run into the taker's uncommitted row, if it writes
+	// at all, before the taker commits.
+	waitUntilBlockedOrDone(t, a, late)
+	feed.LastPoll = pb.Now
+	if err := taker.UpdateFeed(ctx, feed); err != nil {
+		t.Fatal(err)
+	}
+	if err := taker.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-late; !errors.Is(err, store.ErrClaimLost) {
+		t.Errorf("the late save beside the taker's: %v, want ErrClaimLost", err)
+	}
+}
+
+// waitForHost claims work of the pass until it gets the host named.
+func waitForHost(t *testing.T, s *Store, p store.Pass, host string, within time.Duration) store.Work {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		w, err := s.NextWork(ctx, p)
+		if err == nil && w.Host == host {
+			return w
+		}
+		if err != nil && !errors.Is(err, store.ErrNoWorkYet) || time.Now().After(deadline) {
+			t.Fatalf("waiting for host %s: %+v %v", host, w, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitUntilBlockedOrDone waits until done has a value (put back) or a
+// session of the database waits on a lock.
+func waitUntilBlockedOrDone(t *testing.T, s *Store, done chan error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			done <- err
+			return
+		default:
+		}
+		var waiting int
+		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the late save neither ended nor waited on a lock")
 }
