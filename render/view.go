@@ -109,7 +109,7 @@ type groupView struct {
 	ID            string // the section's id, which the table of contents links
 	Folder        string
 	Name, SiteURL string
-	SiteHost      string // the link text of SiteURL
+	SiteHost      string      // the link text of SiteURL
 	Entries       []entryView // shown in full (see FeedGroup.Full)
 	// Titles are the entries listed after those shown in full: a compact
 	// list of linked titles with their times.
