@@ -72,11 +72,11 @@ func writeSummary(w io.Writer, s pipeline.Summary) error {
   users due      %d
   feeds polled   %d (new content %d, unchanged %d, failed %d)
   requests       %d, %s received
-  new entries    %d
+  entries        %d first seen, %d in the digests built
   digests built  %d, pages written %d
   emails sent    %d (failed %d)
 `, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
-		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
+		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,8 @@ func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
 		row("article pages asked, read whole", fmt.Sprintf("%d, %d", s.Articles, s.ArticlesRead))
 	}
 	row("bytes received", s.Bytes)
-	row("new entries", s.NewEntries)
+	row("entries first seen", s.NewEntries)
+	row("entries in the digests built", s.DigestEntries)
 	row("digests built", s.DigestsBuilt)
 	row("pages written", s.PagesWritten)
 	row("emails sent", s.EmailsSent)

@@ -34,6 +34,16 @@ feeds = [{ url = "https://b.example/feed", full_text = true }]
 	if got := bob.Feeds[0].ArticlesAPoll(bob); got != DefaultFullEntries {
 		t.Errorf("bob: %d articles a poll, want %d", got, DefaultFullEntries)
 	}
+	// The key's other meaning, for every feed, full_text or not: how many
+	// of its entries a digest shows in full.
+	for i, want := range []int{4, 4, 2, 7} {
+		if got := ada.Feeds[i].ShownInFull(ada); got != want {
+			t.Errorf("ada's feeds[%d]: %d entries shown in full, want %d", i, got, want)
+		}
+	}
+	if got := bob.Feeds[0].ShownInFull(bob); got != DefaultFullEntries {
+		t.Errorf("bob: %d entries shown in full, want the default %d", got, DefaultFullEntries)
+	}
 }
 
 func TestFullTextErrorsNameTheLine(t *testing.T) {

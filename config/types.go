@@ -128,8 +128,9 @@ type User struct {
 	Intro      string         // optional per-user Markdown (key "intro")
 	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
 	Rules      rules.Set      // keys "mute" and "keep": the user's rules, for every feed of theirs
-	// FullEntries is how many entries of a feed are shown in full, and
-	// fetched whole for a full_text feed, a poll (key full_entries).
+	// FullEntries (key full_entries) is how many of a feed's entries a
+	// digest shows in full (the rest as a compact list of titles), and how
+	// many a poll of a full_text feed fetches whole.
 	FullEntries int
 }
 
@@ -172,10 +173,16 @@ type Subscription struct {
 // ArticlesAPoll is how many new entries' pages a poll of the feed fetches
 // for this subscriber: 0 unless full_text.
 func (s Subscription) ArticlesAPoll(u User) int {
-	switch {
-	case !s.FullText:
+	if !s.FullText {
 		return 0
-	case s.FullEntries > 0:
+	}
+	return s.ShownInFull(u)
+}
+
+// ShownInFull is how many of the feed's entries u's digest shows in full:
+// the feed's full_entries, else the user's.
+func (s Subscription) ShownInFull(u User) int {
+	if s.FullEntries > 0 {
 		return s.FullEntries
 	}
 	return u.FullEntries

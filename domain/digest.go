@@ -13,6 +13,9 @@ type Digest struct {
 	Problems   []Problem // the user's feeds that could not be read since the previous digest
 	EntryCount int
 	LeftOut    int // entries the user's rules left out (not in EntryCount)
+	// Backlogs are the feeds this digest introduced to its user (their
+	// first digest of the feed) leaving older entries out, and how many.
+	Backlogs   []Backlog
 	RenderedAt time.Time
 	SendWanted bool
 	SentAt     time.Time
@@ -30,6 +33,13 @@ type Digest struct {
 	// SendGivenUp is when retrying stopped for good, and why.
 	SendGivenUp    time.Time
 	SendGivenUpWhy string
+}
+
+// Backlog records, inside a digest, a feed it introduced to its user cut
+// to its newest entries: Older counts the entries it left out.
+type Backlog struct {
+	FeedURL string `json:"feed_url"`
+	Older   int    `json:"older"`
 }
 
 // Notice records, inside a digest, a feed that changed for good.

@@ -363,9 +363,10 @@ func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render
 }
 
 // inUserOrder lists the feeds' groups in the order of the user's config,
-// each with the user's title and folder for it; render gathers each
-// folder's feeds at the place of its first. A feed the user no longer
-// follows (a digest rendered again after the config changed) comes last.
+// each with the user's title and folder for it and how many of its
+// entries show in full; render gathers each folder's feeds at the place
+// of its first. A feed the user no longer follows (a digest rendered
+// again after the config changed) comes last.
 func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.FeedGroup {
 	out := make([]render.FeedGroup, 0, len(byFeed))
 	for _, sub := range u.Feeds {
@@ -376,12 +377,14 @@ func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.Fe
 		if sub.Title != "" {
 			g.FeedName = sub.Title
 		}
-		g.Folder = sub.Folder
+		g.Folder, g.Full = sub.Folder, sub.ShownInFull(u)
 		out = append(out, *g)
 		delete(byFeed, sub.URL)
 	}
 	for _, url := range slices.Sorted(maps.Keys(byFeed)) {
-		out = append(out, *byFeed[url])
+		g := byFeed[url]
+		g.Full = u.FullEntries
+		out = append(out, *g)
 	}
 	return out
 }
@@ -435,13 +438,24 @@ func (b *Builder) renderDigest(ctx context.Context, d domain.Digest, u config.Us
 		return rd, err
 	}
 	for i := range rd.Groups {
-		feedURL := rd.Groups[i].FeedURL
+		feedURL, n := rd.Groups[i].FeedURL, inFull(rd.Groups[i], b.perFeed())
 		rd.Groups[i].Listed = func(yield func(domain.Entry, error) bool) {
-			entries, err := b.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, b.perFeed())
+			entries, err := b.rd.DigestFeedListing(ctx, d.User, d.Date, feedURL, n)
 			yieldAll(entries, err, yield)
 		}
 	}
 	return rd, nil
+}
+
+// inFull is how many of g's newest entries its listing reads with their
+// texts: those the feed shows in full, and those shown under another
+// feed's (render.FeedGroup.Elsewhere), which the section skips; at most
+// perFeed. The rest are listed by their titles, which g has.
+func inFull(g render.FeedGroup, perFeed int) int {
+	if g.Full <= 0 {
+		return perFeed
+	}
+	return min(perFeed, g.Full+len(g.Elsewhere))
 }
 
 // WholeDigestEntries is the most entries a digest may have to be read
@@ -487,6 +501,11 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 			byFeed[e.FeedURL] = g
 		}
 		g.Entries = append(g.Entries, e)
+	}
+	for _, bl := range d.Backlogs {
+		if g := byFeed[bl.FeedURL]; g != nil {
+			g.Older = bl.Older // a feed rules left nothing of has no section to say it in
+		}
 	}
 	out.Groups = render.MergeStories(inUserOrder(u, byFeed))
 	for _, n := range d.Notices {

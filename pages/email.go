@@ -46,8 +46,8 @@ func (b *Builder) withExcerpts(ctx context.Context, d render.Digest, links []ren
 			if room < 0 {
 				entries[j].Fragments.Excerpt = ""
 			}
-			if e.Fragments.Rules == render.FragmentRules {
-				room -= len(e.Fragments.Excerpt)
+			if e.Fragments.Rules == render.FragmentRules && (g.Full <= 0 || j < g.Full) {
+				room -= len(e.Fragments.Excerpt) // a compact entry shows no excerpt
 			}
 			given++
 		}
@@ -60,7 +60,9 @@ func (b *Builder) withExcerpts(ctx context.Context, d render.Digest, links []ren
 }
 
 // fullEntries are the entries of g with their texts and fragments: read
-// from its listing, or, for a digest read whole, a copy of its entries.
+// from its listing (those shown in full, followed by the titles g holds
+// of the compact list), or, for a digest read whole, a copy of its
+// entries.
 func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
 	if g.Listed == nil {
 		return slices.Clone(g.Entries), nil
@@ -71,6 +73,9 @@ func fullEntries(g render.FeedGroup) ([]domain.Entry, error) {
 			return nil, err
 		}
 		entries = append(entries, e)
+	}
+	if len(entries) < len(g.Entries) {
+		entries = append(entries, g.Entries[len(entries):]...)
 	}
 	return entries, nil
 }

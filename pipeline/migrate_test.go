@@ -74,8 +74,8 @@ func digestRecords(t *testing.T, cfg *config.Config, user string) []string {
 			keys = append(keys, fmt.Sprintf("%s %s %s %s enclosures %+v shown %+v", e.FeedURL, e.Key,
 				e.FirstSeen.UTC().Format(time.RFC3339), e.Content, e.Enclosures, e.Fragments))
 		}
-		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, problems %v, rendered %s\n  %s",
-			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.Problems, d.RenderedAt.UTC(),
+		out = append(out, fmt.Sprintf("%s %s since %s built %s, %d entries, notices %v, problems %v, backlogs %v, rendered %s\n  %s",
+			d.User, d.Date, d.Since.UTC(), d.BuiltAt.UTC(), d.EntryCount, d.Notices, d.Problems, d.Backlogs, d.RenderedAt.UTC(),
 			strings.Join(keys, "\n  ")))
 	}
 	return out
@@ -191,6 +191,9 @@ feeds = ["%[2]s", "%[3]s"]
 		}
 		if !strings.Contains(strings.Join(want, "\n"), "/gone failing") {
 			t.Errorf("%s's digests before the move tell no problem with /gone: the test proves little\n%s", user, strings.Join(want, "\n"))
+		}
+		if user == "ada" && !strings.Contains(strings.Join(want, "\n"), "/a 5}]") {
+			t.Errorf("ada's first digest does not record the 5 older entries of /a it left out: the test proves little\n%s", strings.Join(want, "\n"))
 		}
 		// The entries' enclosures and fragments (made when they were
 		// stored) go over with them.

@@ -65,7 +65,12 @@ type Summary struct {
 	Failed      int       `json:"failed"`
 	Requests    int       `json:"requests"`
 	Bytes       int64     `json:"bytes"`
-	NewEntries  int       `json:"new_entries"`
+	// NewEntries counts the entries the pass's polls stored for the
+	// first time; DigestEntries those of the digests it built, which
+	// their pages count as new (a first digest shows a feed's newest
+	// few, rules leave some out, one entry goes to several users).
+	NewEntries    int `json:"new_entries"`
+	DigestEntries int `json:"digest_entries"`
 	// Articles counts the pages of full_text feeds' entries asked for
 	// (their requests are in Requests), ArticlesRead those whose article
 	// replaced the feed's text.

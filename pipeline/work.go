@@ -417,6 +417,7 @@ func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
 	default:
 		p.mu.Lock()
 		p.sum.DigestsBuilt++
+		p.sum.DigestEntries += built.EntryCount
 		p.opts.Progress(Event{Kind: EventDigest, Detail: key.User + " " + key.Date})
 		p.mu.Unlock()
 		p.opts.Log.Info("digest built", "user", key.User, "date", key.Date, "entries", built.EntryCount, "notices", len(built.Notices))

@@ -247,6 +247,9 @@ var migrations = []string{
 	// shows them (domain.Feed.ArticlesAsked and ArticlesRead).
 	`ALTER TABLE feeds ADD COLUMN articles_asked integer NOT NULL DEFAULT 0,
 		ADD COLUMN articles_read integer NOT NULL DEFAULT 0;`,
+	// 14 (SQLite's 20): the feeds a digest introduced leaving older
+	// entries out, and how many (domain.Digest.Backlogs).
+	`ALTER TABLE digests ADD COLUMN backlogs jsonb NOT NULL DEFAULT '[]';`,
 }
 
 // schemaVersion is the version a migrated database has.

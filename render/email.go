@@ -182,6 +182,11 @@ func (v *digestView) headlines() string {
 				titles = append(titles, e.Title)
 			}
 		}
+		for _, e := range g.Titles {
+			if len(titles) < HeadlineEntries {
+				titles = append(titles, e.Title)
+			}
+		}
 	}
 	s := strings.Join(titles, " · ")
 	if s == "" && len(v.Problems) > 0 {
@@ -200,7 +205,7 @@ func (v *digestView) headlines() string {
 func (v *digestView) listed() int {
 	n := 0
 	for _, g := range v.Groups {
-		n += len(g.Entries) + g.Unread
+		n += len(g.Entries) + len(g.Titles) + g.Unread
 	}
 	return n
 }
@@ -213,13 +218,15 @@ func (v *digestView) firstEntries(n int) *digestView {
 	out.Groups = nil
 	out.Kept, out.Omitted = 0, 0
 	for _, g := range v.Groups {
-		keep := min(len(g.Entries), n-out.Kept)
-		out.Omitted += len(g.Entries) + g.Unread - keep
+		listed := len(g.Entries) + len(g.Titles)
+		keep := min(listed, n-out.Kept)
+		out.Omitted += listed + g.Unread - keep
 		if keep <= 0 {
 			continue
 		}
-		if keep < len(g.Entries) || g.Unread > 0 {
-			g.Entries, g.More, g.Unread = g.Entries[:keep], 0, 0
+		if keep < listed || g.Unread > 0 {
+			full := min(keep, len(g.Entries))
+			g.Entries, g.Titles, g.More, g.Unread = g.Entries[:full], g.Titles[:keep-full], 0, 0
 		}
 		out.Groups = append(out.Groups, g)
 		out.Kept += keep

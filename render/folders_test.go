@@ -77,7 +77,7 @@ func TestSectionsFollowFoldersInTheUsersOrder(t *testing.T) {
 		}
 		items = append(items, a.Text()+" "+a.Next().Text())
 	})
-	if got := strings.Join(items, ", "); got != "Alpha 5 entries, Delta 1 entry, Bravo 1 entry, Echo 1 entry, Charlie 1 entry" {
+	if got := strings.Join(items, ", "); got != "Alpha 2 of 5 entries, Delta 1 entry, Bravo 1 entry, Echo 1 entry, Charlie 1 entry" {
 		t.Errorf("contents: %s", got)
 	}
 	if got := toc.Find("ul.c > li").First().Contents().First().Text(); strings.TrimSpace(got) != "Science" {
@@ -96,7 +96,7 @@ func TestSectionsFollowFoldersInTheUsersOrder(t *testing.T) {
 		}
 		last = i
 	}
-	if !strings.Contains(text, "9 new entries from 5 feeds:\n  Science\n    Alpha: 5 entries\n    Delta: 1 entry\n  Bravo: 1 entry\n") {
+	if !strings.Contains(text, "9 new entries from 5 feeds:\n  Science\n    Alpha: 2 of 5 entries\n    Delta: 1 entry\n  Bravo: 1 entry\n") {
 		t.Errorf("plain text lacks the contents:\n%s", text)
 	}
 	var headings []string

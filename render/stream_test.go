@@ -9,14 +9,17 @@ import (
 )
 
 // streamedDigest is d with each feed's entries given by Listed, one at a
-// time, and Entries holding their keys alone, as the contents need.
+// time, and Entries holding what store.Reader's DigestTitles gives, as
+// the contents and the compact lists need: no texts, and of the
+// fragments the display title alone.
 func streamedDigest(d Digest, fail error) Digest {
 	groups := make([]FeedGroup, len(d.Groups))
 	for i, g := range d.Groups {
 		full := g.Entries
 		titles := make([]domain.Entry, len(full))
 		for j, e := range full {
-			titles[j] = domain.Entry{Key: e.Key}
+			titles[j] = domain.Entry{Key: e.Key, ID: e.ID, Title: e.Title, Link: e.Link, Published: e.Published, FirstSeen: e.FirstSeen,
+				Fragments: domain.Fragments{Rules: FragmentRules, Title: fragmentsOf(g.FeedURL, e).Title}}
 		}
 		g.Entries = titles
 		g.Listed = func(yield func(domain.Entry, error) bool) {
@@ -39,7 +42,7 @@ func streamedDigest(d Digest, fail error) Digest {
 // page written from the whole digest, byte for byte: the contents, the
 // sections and the links mentioned at the end.
 func TestStreamedPageIsThePage(t *testing.T) {
-	for _, name := range []string{"digest", "digest-full", "digest-empty"} {
+	for _, name := range []string{"digest", "digest-full", "digest-empty", "digest-busy"} {
 		d := loadDigest(t, name)
 		want := page(t, d)
 		got := page(t, streamedDigest(d, nil))

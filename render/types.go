@@ -38,6 +38,15 @@ type FeedGroup struct {
 	// More counts the feed's entries in this digest beyond Entries: a
 	// digest lists a bounded number per feed and says how many more.
 	More int
+	// Full is how many of the feed's first entries show in full (excerpt
+	// and content, the key full_entries); the rest of Entries follow as a
+	// compact list of linked titles with their times, so that a busy feed
+	// stays calm. 0: all of them.
+	Full int
+	// Older counts the feed's older entries this digest left out when it
+	// introduced the feed to the user (their first digest of it starts
+	// with its newest); 0 for a feed introduced before.
+	Older int
 	// AlsoIn names, by entry ID, the other feeds that carry the story
 	// of one of Entries; Elsewhere holds the IDs of the feed's entries
 	// shown under another feed's as one story (see MergeStories).

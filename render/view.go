@@ -109,10 +109,16 @@ type groupView struct {
 	ID            string // the section's id, which the table of contents links
 	Folder        string
 	Name, SiteURL string
-	SiteHost      string // the link text of SiteURL
-	Entries       []entryView
-	More          int    // entries not listed (see FeedGroup.More)
-	Count         string // "3 entries": listed and not
+	SiteHost      string      // the link text of SiteURL
+	Entries       []entryView // shown in full (see FeedGroup.Full)
+	// Titles are the entries listed after those shown in full: a compact
+	// list of linked titles with their times.
+	Titles []titleView
+	More   int    // entries not listed (see FeedGroup.More)
+	Count  string // what the section lists: "3 entries", "50 of 100 entries"
+	// Older says how many older entries the feed's first digest left out
+	// (see FeedGroup.Older); "" for none.
+	Older string
 	// TextRule underlines the feed's name in plain text: "-" below a
 	// folder's "=", and "=" for a feed outside the folders of a digest
 	// that has some, which is a section of its own as a folder is.
@@ -137,11 +143,13 @@ type entryStream struct {
 	group  FeedGroup
 	name   string
 	nested bool
+	full   int // how many entries show in full: the stream stops there
 	loc    *time.Location
 	sink   *streamSink
 }
 
 func (s *entryStream) entries(yield func(entryView) bool) {
+	n := 0
 	for e, err := range s.group.Shown() {
 		if err != nil {
 			if s.sink.err == nil {
@@ -149,6 +157,10 @@ func (s *entryStream) entries(yield func(entryView) bool) {
 			}
 			return
 		}
+		if n == s.full {
+			return // the rest are Titles, made from the group's Entries
+		}
+		n++
 		ev, links := newEntryView(e, s.group, s.name, s.nested, s.loc)
 		s.sink.sources = append(s.sink.sources, linkSource{links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
 		if !yield(ev) {
@@ -257,7 +269,7 @@ func newDigestView(d Digest) (*digestView, error) {
 			if v.streamed == nil {
 				v.streamed = &streamSink{}
 			}
-			gv.listed = &entryStream{group: g, name: gv.Name, nested: gv.Nested(), loc: loc, sink: v.streamed}
+			gv.listed = &entryStream{group: g, name: gv.Name, nested: gv.Nested(), full: shownInFull(g), loc: loc, sink: v.streamed}
 		}
 		gv.ID = fmt.Sprintf("feed-%d", i+1)
 		v.Groups = append(v.Groups, gv)
@@ -389,13 +401,18 @@ func zone(d Digest) *time.Location {
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	gv := groupView{Folder: shortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
-	gv.Count = english.Count(len(g.Entries)+g.Unread+gv.More, "entry")
+	gv.Count = sectionCount(len(g.Entries)+g.Unread, gv.More)
 	gv.Unread = g.Unread
+	gv.Older = olderNote(g.Older)
+	full := shownInFull(g)
+	for _, e := range g.Entries[full:] {
+		gv.Titles = append(gv.Titles, newTitleView(e, g, loc))
+	}
 	var src []linkSource
 	if g.Listed != nil {
 		return gv, nil // made as the page is written: see entryStream
 	}
-	for _, e := range g.Entries {
+	for _, e := range g.Entries[:full] {
 		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
@@ -404,6 +421,67 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 		})
 	}
 	return gv, src
+}
+
+// shownInFull is how many of g's Entries show in full (see
+// FeedGroup.Full).
+func shownInFull(g FeedGroup) int {
+	if g.Full <= 0 {
+		return len(g.Entries)
+	}
+	return min(g.Full, len(g.Entries))
+}
+
+// sectionCount says what a feed's section lists, and when the digest
+// holds more of the feed than it lists, of how many: "50 of 100
+// entries".
+func sectionCount(listed, more int) string {
+	if more <= 0 {
+		return english.Count(listed, "entry")
+	}
+	return fmt.Sprintf("%d of %s", listed, english.Count(listed+more, "entry"))
+}
+
+// olderNote tells the reader of a feed's first digest how many older
+// entries it left out; "" for none.
+func olderNote(older int) string {
+	if older <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("This is your first digest of this feed: it starts with the newest, and leaves out %s.", english.Count(older, "older entry"))
+}
+
+// titleView is an entry of a section's compact list: its title linked,
+// and its time.
+type titleView struct {
+	Lang, Title, URL string
+	Time             timeView
+	FirstSeen        bool
+}
+
+// newTitleView shows e in a compact list: its display title alone, so
+// that no text of it is sanitised (a digest read by its titles has none).
+func newTitleView(e domain.Entry, g FeedGroup, loc *time.Location) titleView {
+	title := e.Fragments.Title
+	if e.Fragments.Rules != FragmentRules {
+		title = displayTitle(e.Title, entryText(e))
+	}
+	tv := titleView{Lang: g.Lang, Title: title, URL: EntryURL(g.FeedURL, e.Link)}
+	when := e.Published
+	if when.IsZero() {
+		when, tv.FirstSeen = e.FirstSeen, true
+	}
+	tv.Time = showTime(when, loc, entryLayout)
+	return tv
+}
+
+// TimeText is the compact entry's time for plain text: "first seen"
+// before the time of an undated entry.
+func (tv titleView) TimeText() string {
+	if tv.FirstSeen && tv.Time.Label != "" {
+		return "first seen " + tv.Time.Label
+	}
+	return tv.Time.Label
 }
 
 // newEntryView shows e from its fragments (see MakeFragments), and

@@ -224,6 +224,10 @@ var migrations = []string{
 	// article (domain.Feed.ArticlesAsked and ArticlesRead).
 	`ALTER TABLE feeds ADD COLUMN articles_asked INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE feeds ADD COLUMN articles_read INTEGER NOT NULL DEFAULT 0;`,
+	// 20: the feeds a digest introduced leaving older entries out, and
+	// how many (domain.Digest.Backlogs), so that its page, written again,
+	// still says so. A JSON array, as notices are.
+	`ALTER TABLE digests ADD COLUMN backlogs TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -102,7 +102,7 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	if err != nil {
 		return domain.Digest{}, err
 	}
-	ids, err := digestEntries(ctx, tx, user, subs, since, now)
+	ids, backlogs, err := digestEntries(ctx, tx, user, subs, since, now)
 	if err != nil {
 		return domain.Digest{}, err
 	}
@@ -111,7 +111,8 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 		return domain.Digest{}, err
 	}
 	d := domain.Digest{User: user, Date: date, Since: since, BuiltAt: now, SendWanted: sendWanted,
-		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids), LeftOut: len(leftOut)}
+		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids), LeftOut: len(leftOut),
+		Backlogs: backlogs}
 	if err := tx.InsertDigest(ctx, d, ids); err != nil {
 		return domain.Digest{}, err
 	}
@@ -152,12 +153,14 @@ func sift(ctx context.Context, tx DigestTx, user string, ids []int64, sieve Siev
 // digestEntries chooses the entries of user's digest built at now, whose
 // previous digest was built at since (zero: none), feed by feed in the
 // order of their IDs, as each feed's Arrival says; it introduces the
-// feeds due to be.
-func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscribed, since, now time.Time) ([]int64, error) {
+// feeds due to be, and says of each that left older entries out how
+// many (the digest's Backlogs).
+func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscribed, since, now time.Time) ([]int64, []domain.Backlog, error) {
 	window, err := tx.Window(ctx, user, since, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var backlogs []domain.Backlog
 	byFeed := slices.Clone(subs)
 	slices.SortFunc(byFeed, func(a, b Subscribed) int { return cmp.Compare(a.Feed.ID, b.Feed.ID) })
 	var ids []int64
@@ -168,16 +171,19 @@ func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscri
 		case ByIntroduction:
 			offered, firstRead, err := tx.Offered(ctx, user, s.Feed.ID, now)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			shown, withheld := Introduce(Newcomers(offered, s.AddedAt, firstRead))
 			if err := tx.Introduced(ctx, user, s.Feed.ID, now, withheld); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ids = append(ids, shown...)
+			if len(withheld) > 0 {
+				backlogs = append(backlogs, domain.Backlog{FeedURL: s.Feed.URL, Older: len(withheld)})
+			}
 		}
 	}
-	return ids, nil
+	return ids, backlogs, nil
 }
 
 // Arrival is how a feed's entries come into a user's next digest.
@@ -357,21 +363,34 @@ func between(since, now time.Time) func(time.Time) bool {
 	return func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
 }
 
-// EncodeNotes is the stored form of a digest's notices and problems, as
-// both back ends keep them (and migrate copies them): JSON arrays.
-func EncodeNotes(d domain.Digest) (notices, problems string) {
+// EncodeNotes is the stored form of a digest's notices, problems and
+// backlogs, as both back ends keep them (and migrate copies them): JSON
+// arrays.
+func EncodeNotes(d domain.Digest) (notices, problems, backlogs string) {
 	n, _ := json.Marshal(d.Notices)
 	p, _ := json.Marshal(d.Problems)
-	return string(n), string(p)
+	backlogs = "[]"
+	if len(d.Backlogs) > 0 {
+		b, _ := json.Marshal(d.Backlogs)
+		backlogs = string(b)
+	}
+	return string(n), string(p), backlogs
 }
 
-// DecodeNotes reads into d the notices and problems EncodeNotes wrote.
-func DecodeNotes(d *domain.Digest, notices, problems []byte) error {
+// DecodeNotes reads into d the notices, problems and backlogs
+// EncodeNotes wrote; no backlog reads as nil, as BuildDigest gives it.
+func DecodeNotes(d *domain.Digest, notices, problems, backlogs []byte) error {
 	if err := json.Unmarshal(notices, &d.Notices); err != nil {
 		return fmt.Errorf("digest %s/%s notices: %w", d.User, d.Date, err)
 	}
 	if err := json.Unmarshal(problems, &d.Problems); err != nil {
 		return fmt.Errorf("digest %s/%s problems: %w", d.User, d.Date, err)
+	}
+	if err := json.Unmarshal(backlogs, &d.Backlogs); err != nil {
+		return fmt.Errorf("digest %s/%s backlogs: %w", d.User, d.Date, err)
+	}
+	if len(d.Backlogs) == 0 {
+		d.Backlogs = nil
 	}
 	return nil
 }

@@ -302,6 +302,11 @@ func TestBuildDigestTakesEachFeedAsItArrives(t *testing.T) {
 	if want := map[int64][]int64{3: {36, 37}}; !reflect.DeepEqual(r.introduced, want) {
 		t.Errorf("introduced %v, want %v", r.introduced, want)
 	}
+	// The feed introduced says how many older entries it left out; the
+	// feed read by its window says nothing.
+	if want := []domain.Backlog{{FeedURL: "https://a.example/feed", Older: 2}}; !reflect.DeepEqual(d.Backlogs, want) {
+		t.Errorf("backlogs %+v, want %+v", d.Backlogs, want)
+	}
 	if !r.askedSince.Equal(hours(-24)) || !d.Since.Equal(hours(-24)) || !d.BuiltAt.Equal(day0) {
 		t.Errorf("window from %v, since %v, built %v: want the previous build and now", r.askedSince, d.Since, d.BuiltAt)
 	}

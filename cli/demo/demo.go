@@ -75,9 +75,9 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 			return fmt.Errorf("run at %s: %w", now.Format(time.RFC3339), err)
 		}
 		if sum.FeedsPolled > 0 || sum.DigestsBuilt > 0 {
-			fmt.Fprintf(w, "%s  polled %s (%s, %s, %d failed), built %s\n",
+			fmt.Fprintf(w, "%s  polled %s (%s, %s first seen, %d failed), built %s\n",
 				now.Format("Mon 02 Jan 15:04Z"), english.Count(sum.FeedsPolled, "feed"), english.Count(sum.Requests, "request"),
-				english.Count(sum.NewEntries, "new entry"), sum.Failed, english.Count(sum.DigestsBuilt, "digest"))
+				english.Count(sum.NewEntries, "entry"), sum.Failed, english.Count(sum.DigestsBuilt, "digest"))
 		}
 		add(&total, sum)
 	}

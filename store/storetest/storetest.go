@@ -482,7 +482,7 @@ func testDigestWindowsNeverRepeat(t *testing.T, newStore NewStore) {
 // Entries first seen by a first digest and not shown by it never come
 // later, though they were first seen in the very second it was built.
 func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
-	s := fresh(t, newStore)
+	s, reopen := newStore(t)
 	feeds := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed", "https://b.example/feed"}}, t0)
 	a, b := feeds["https://a.example/feed"], feeds["https://b.example/feed"]
 	save(t, s, a, t0, tenKeys()...)
@@ -507,6 +507,30 @@ func testFirstDigestWithholdsTheOlderEntries(t *testing.T, newStore NewStore) {
 	d3, _ := s.BuildDigest(ctx, "ada", "2026-11-23", t0.Add(36*time.Hour), false, nil)
 	if d3.EntryCount != 0 {
 		t.Errorf("third digest has %d entries of the backlog: %v", d3.EntryCount, digestKeys(t, s, "ada", "2026-11-23"))
+	}
+	// Each digest says which feed it cut, and by how many older entries;
+	// so do the digests read back by the next run, for its pages.
+	want := map[string][]domain.Backlog{
+		"2026-11-21": {{FeedURL: a.URL, Older: 5}},
+		"2026-11-22": {{FeedURL: b.URL, Older: 5}},
+		"2026-11-23": nil,
+	}
+	for _, d := range []domain.Digest{d1, d2, d3} {
+		if !slices.Equal(d.Backlogs, want[d.Date]) {
+			t.Errorf("digest %s built with backlogs %+v, want %+v", d.Date, d.Backlogs, want[d.Date])
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	digests, err := reopen(t).Digests(ctx, "ada")
+	if err != nil || len(digests) != 3 {
+		t.Fatalf("digests read back: %d, %v", len(digests), err)
+	}
+	for _, d := range digests {
+		if !slices.Equal(d.Backlogs, want[d.Date]) {
+			t.Errorf("digest %s read back with backlogs %+v, want %+v", d.Date, d.Backlogs, want[d.Date])
+		}
 	}
 }
 
