@@ -93,7 +93,7 @@ func init() {
 		},
 		{
 			name: "check", args: "[CONFIG]", configArg: true, summary: "validate a config and poll each feed once; writes nothing",
-			about: "Validates the config, then polls each feed once (with the same client and limits as run) and shows " +
+			about: "Validates the config, then polls each feed once (with the same client and limits as run) and shows, in the config's order, " +
 				"what it found: status, format, title, entries, validators, freshness hints, redirects, Retry-After " +
 				"or the error. Opens no state file and writes nothing. Exit 0 when every feed answered with a feed, " +
 				"1 when the config is invalid or a feed failed.",
