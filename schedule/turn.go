@@ -1,6 +1,10 @@
 package schedule
 
-import "time"
+import (
+	"time"
+
+	"feeddigest/domain"
+)
 
 // Subscriber is a user as the next poll of one of their feeds sees them.
 type Subscriber struct {
@@ -91,4 +95,12 @@ func (s Subscriber) turn(f FeedState, allowed, now time.Time) Turn {
 	// the end of the wait.
 	t.At = daily.NextDigest(allowed.Add(-time.Nanosecond))
 	return t
+}
+
+// StateOf is what deciding about a poll needs to know of feed record f.
+func StateOf(f domain.Feed) FeedState {
+	return FeedState{
+		URL: f.URL, LastPoll: f.LastPoll, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
+		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
+	}
 }
