@@ -1,6 +1,7 @@
 package render
 
 import (
+	"html/template"
 	"strconv"
 )
 
@@ -63,13 +64,40 @@ func appendStatusRow(b []byte, r statusRow) []byte {
 // page may link, else its text.
 func appendLinkedURL(b []byte, url string) []byte {
 	if safeLink(url) == "" {
-		return appendEscaped(b, url)
+		return appendURLText(b, url)
 	}
 	b = append(b, "<a href=\""...)
 	b = appendEscaped(b, normalizedURL(url))
 	b = append(b, "\" rel=\"noopener noreferrer\">"...)
-	b = appendEscaped(b, url)
+	b = appendURLText(b, url)
 	return append(b, "</a>"...)
+}
+
+// urlText is the template "urlText": a URL as the status table shows
+// it (see appendURLText).
+func urlText(url string) template.HTML { return template.HTML(appendURLText(nil, url)) }
+
+// urlRun is the longest run of a URL's characters shown without a place
+// to break the line: a column of the status table is about that wide.
+const urlRun = 24
+
+// appendURLText appends url as text, escaped, with a <wbr> where a line
+// may break: after each "/" (not inside "//"), before "?", "&" and "#",
+// and inside a longer run every urlRun characters. So an address breaks
+// between its parts, not inside its host or a word of its path (which
+// the stylesheet then never breaks, unless a column is narrower still),
+// and the columns still fit a screen of 1200 px.
+func appendURLText(b []byte, url string) []byte {
+	start, run := 0, 0
+	for i, r := range url {
+		if i > start && (r == '?' || r == '&' || r == '#' || run >= urlRun || url[i-1] == '/' && r != '/') {
+			b = appendEscaped(b, url[start:i])
+			b = append(b, "<wbr>"...)
+			start, run = i, 0
+		}
+		run++
+	}
+	return appendEscaped(b, url[start:])
 }
 
 // appendWhen is the template "when".
