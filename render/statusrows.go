@@ -3,6 +3,7 @@ package render
 import (
 	"html/template"
 	"strconv"
+	"strings"
 )
 
 // The rows of the status page's feed table are written by appendStatusRow
@@ -79,23 +80,29 @@ func urlText(url string) template.HTML { return template.HTML(appendURLText(nil,
 
 // urlRun is the longest run of a URL's characters shown without a place
 // to break the line: a column of the status table is about that wide.
-const urlRun = 24
+const urlRun = 16
 
 // appendURLText appends url as text, escaped, with a <wbr> where a line
 // may break: after each "/" (not inside "//"), before "?", "&" and "#",
-// and inside a longer run every urlRun characters. So an address breaks
-// between its parts, not inside its host or a word of its path (which
-// the stylesheet then never breaks, unless a column is narrower still),
-// and the columns still fit a screen of 1200 px.
+// and every urlRun characters of a run without such a place, a hyphen
+// (after which browsers break anyway) or a dot: a token, a hash. So an
+// address breaks between its parts, not inside a word of its host or
+// path (the stylesheet breaks a word only when a column is narrower
+// still), and the columns still fit a screen of 1200 px.
 func appendURLText(b []byte, url string) []byte {
 	start, run := 0, 0
 	for i, r := range url {
-		if i > start && (r == '?' || r == '&' || r == '#' || run >= urlRun || url[i-1] == '/' && r != '/') {
+		part := r == '?' || r == '&' || r == '#' || i > 0 && url[i-1] == '/' && r != '/'
+		long := run >= urlRun && !strings.ContainsRune("/-.?&#", r)
+		if i > start && (part || long) {
 			b = appendEscaped(b, url[start:i])
 			b = append(b, "<wbr>"...)
 			start, run = i, 0
 		}
 		run++
+		if r == '-' || r == '.' {
+			run = 0 // a word ends: browsers break after a hyphen
+		}
 	}
 	return appendEscaped(b, url[start:])
 }
