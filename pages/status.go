@@ -356,10 +356,16 @@ func nextPoll(f domain.Feed, subs []schedule.Subscriber, now time.Time) (time.Ti
 		return turn.At, whose + " digest hour has come"
 	}
 	if !turn.Hour {
+		if wait == "" {
+			return turn.At, "for " + whose + " daily poll"
+		}
 		return turn.At, "for " + whose + " daily poll, " + wait
 	}
-	s := subscriberOf(subs, turn.Users[0])
-	words := fmt.Sprintf("at %s digest hour, %s %s", whose, turn.At.In(s.Location).Format("15:04"), placeName(s.Location))
+	loc := subscriberOf(subs, turn.Users[0]).Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	words := fmt.Sprintf("at %s digest hour, %s %s", whose, turn.At.In(loc).Format("15:04"), placeName(loc))
 	if wait != "" {
 		words += ", " + wait
 	}
