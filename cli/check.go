@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/term"
 
 	"feeddigest/config"
 	"feeddigest/fetch"
@@ -31,24 +32,27 @@ func checkCmd(ctx context.Context, inv *invocation) error {
 		return err
 	}
 	now, stdout := time.Now(), inv.stdout
+	feeds := len(cfg.AllFeeds())
 	fmt.Fprintf(stdout, "%s: configuration is valid (%s, %s)\n\n", cfg.Path,
-		english.Count(len(cfg.Users), "user"), english.Count(len(cfg.AllFeeds()), "feed"))
+		english.Count(len(cfg.Users), "user"), english.Count(feeds, "feed"))
 	writeRuleReport(ctx, stdout, cfg, now)
-	checks := checkFeeds(ctx, cfg, now)
+	progress := newCheckProgress(inv.stderr, feeds)
 	failed := 0
-	for _, c := range checks {
+	checkFeeds(ctx, cfg, now, func(c feedCheck) {
 		if !c.ok() {
 			failed++
 		}
+		progress.clear()
 		writeCheck(stdout, c, now, cfg.Fetch.HintCap)
-	}
-	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(len(checks), "feed"), len(checks)-failed, failed)
+	}, progress.draw)
+	progress.clear()
+	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(feeds, "feed"), feeds-failed, failed)
 	mailErr := checkSMTP(ctx, stdout, cfg.Email, os.Getenv("FEEDDIGEST_SMTP_PASSWORD"))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %s failed", failed, english.Count(len(checks), "feed"))
+		return fmt.Errorf("%d of %s failed", failed, english.Count(feeds, "feed"))
 	}
 	return mailErr
 }
@@ -102,29 +106,102 @@ func (c feedCheck) ok() bool {
 // checkFeeds polls every feed once, at most cfg.Fetch.Concurrency at a
 // time, with a client made as the pipeline makes it (so per-host limits,
 // the private-address rule and the size limit apply). The start delay is
-// skipped: a person is waiting. Results come back in URL order.
-func checkFeeds(ctx context.Context, cfg *config.Config, now time.Time) []feedCheck {
+// skipped: a person is waiting. Each feed is handed to show in config
+// order (the order its writer knows), as soon as it and the feeds
+// before it are done: a slow feed holds back the blocks after it, never
+// the ones before. After each feed done, tick learns how many are and
+// which feed the next block waits for ("" when none).
+func checkFeeds(ctx context.Context, cfg *config.Config, now time.Time, show func(feedCheck), tick func(done int, waiting string)) {
 	client := pipeline.NewClient(cfg)
 	defer client.Close()
 	subs := subscribers(cfg)
 	urls := cfg.AllFeeds()
 	checks := make([]feedCheck, len(urls))
+	finished := make(chan int, len(urls))
 	var g errgroup.Group
 	g.SetLimit(max(cfg.Fetch.Concurrency, 1))
-	for i, u := range urls {
-		checks[i] = feedCheck{url: u, subscribers: subs[u]}
-		if err := ctx.Err(); err != nil {
-			checks[i].res = fetch.Result{Outcome: fetch.OutcomeNetError, Err: err}
-			continue
+	go func() {
+		for i, u := range urls {
+			checks[i] = feedCheck{url: u, subscribers: subs[u]}
+			if err := ctx.Err(); err != nil {
+				checks[i].res = fetch.Result{Outcome: fetch.OutcomeNetError, Err: err}
+				finished <- i
+				continue
+			}
+			g.Go(func() error {
+				// A first poll: no validators, so no HEAD and an unconditional GET.
+				checks[i].res = client.Poll(ctx, fetch.Request{URL: u}, now)
+				finished <- i
+				return nil
+			})
 		}
-		g.Go(func() error {
-			// A first poll: no validators, so no HEAD and an unconditional GET.
-			checks[i].res = client.Poll(ctx, fetch.Request{URL: u}, now)
-			return nil
-		})
+	}()
+	ready := make([]bool, len(urls))
+	next := 0
+	for done := 1; done <= len(urls); done++ {
+		ready[<-finished] = true
+		for next < len(urls) && ready[next] {
+			show(checks[next])
+			next++
+		}
+		waiting := ""
+		if next < len(urls) {
+			waiting = urls[next]
+		}
+		tick(done, waiting)
 	}
 	g.Wait()
-	return checks
+}
+
+// checkProgress says how far check is ("checking 3 of 12 feeds..."),
+// on a line of the terminal that it clears before a feed's block is
+// printed and draws again after. Off a terminal (a file, a CI log) it
+// says nothing: the blocks, printed as the feeds finish, are the
+// progress there, and the output stays the same from run to run.
+type checkProgress struct {
+	w     io.Writer // nil: not a terminal
+	total int
+}
+
+func newCheckProgress(w io.Writer, total int) checkProgress {
+	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
+		return checkProgress{}
+	}
+	p := checkProgress{w: w, total: total}
+	p.draw(0, "")
+	return p
+}
+
+// draw shows the line: how many feeds of the total are done, and the
+// one the next block waits for; nothing once all are done.
+func (p checkProgress) draw(done int, waiting string) {
+	if p.w == nil || done >= p.total {
+		return
+	}
+	p.clear()
+	fmt.Fprintf(p.w, "checking: %d of %s done", done, english.Count(p.total, "feed"))
+	if waiting != "" {
+		fmt.Fprintf(p.w, ", waiting for %s", shortened(render.OneLine(redact.URL(waiting)), 50))
+		return
+	}
+	io.WriteString(p.w, "...")
+}
+
+// shortened is s cut to at most n characters, "..." marking a cut: the
+// line must fit one line of the terminal to be cleared.
+func shortened(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
+
+// clear takes the line away.
+func (p checkProgress) clear() {
+	if p.w != nil {
+		io.WriteString(p.w, "\r\033[K")
+	}
 }
 
 // subscribers maps each feed URL to the users who follow it.

@@ -93,7 +93,7 @@ func init() {
 		},
 		{
 			name: "check", args: "[CONFIG]", configArg: true, summary: "validate a config and poll each feed once; writes nothing",
-			about: "Validates the config, then polls each feed once (with the same client and limits as run) and shows " +
+			about: "Validates the config, then polls each feed once (with the same client and limits as run) and shows, in the config's order, " +
 				"what it found: status, format, title, entries, validators, freshness hints, redirects, Retry-After " +
 				"or the error. Opens no state file and writes nothing. Exit 0 when every feed answered with a feed, " +
 				"1 when the config is invalid or a feed failed.",
@@ -174,12 +174,12 @@ func init() {
 		},
 		{
 			name: "export", args: "[CONFIG]", configArg: true, summary: "write the feeds as OPML on stdout",
-			about: "Writes OPML 2.0 on stdout: one user's feeds, or every user's with a folder per user; config folders as " +
-				"(nested) folders. Feed titles come from the config, else from the state file when there is one (read only).",
+			about: "Writes OPML 2.0 on stdout: one user's feeds, or every user's with a folder per user (a config of " +
+				"one user has no such folder); config folders as (nested) folders, feeds without one at the top level. Feed titles come from the config, else from the state file when there is one (read only).",
 			example: "feeddigest export -user ada > ada.opml",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
-				fs.StringVar(&o.user, "user", "", "export only the feeds of the user named `NAME` (default: every user, one folder each)")
+				fs.StringVar(&o.user, "user", "", "export only the feeds of the user named `NAME` (default: every user, one folder each when there are several)")
 			},
 			run: exportCmd,
 		},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -350,5 +351,69 @@ func TestExportThenImportRoundTrip(t *testing.T) {
 	bob, _ := cfg.User("bob")
 	if len(ada.Feeds) != 3 || !slices.Equal(ada.Feeds, bob.Feeds) {
 		t.Errorf("ada %+v, bob %+v", ada.Feeds, bob.Feeds)
+	}
+}
+
+// A config of one user (named after the login, as init writes it:
+// "root" on many machines) exports without a folder of that name: its
+// feeds without a folder are top-level outlines, its folders folders;
+// and importing the file gives back the same feeds, titles and folders.
+func TestExportOfTheOnlyUserMakesUpNoFolder(t *testing.T) {
+	feeds := `feeds = [
+  { url = "https://a.example/feed", title = "Alpha" },
+  { url = "https://b.example/feed", title = "Bravo", folder = "News" },
+  { url = "https://c.example/feed", title = "Charlie" },
+  { url = "https://d.example/feed", title = "Delta", folder = "Tech/Go" },
+  { url = "https://e.example/feed", title = "Echo", folder = "News" },
+]
+`
+	path := writeConfig(t, "[[users]]\nname = \"root\"\ntimezone = \"UTC\"\n"+feeds)
+	code, exported, stderr := runCLI("export", "-config", path)
+	if code != 0 || stderr != "" {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(exported, `text="root"`) || !strings.Contains(exported, "<title>feeddigest subscriptions of root</title>") {
+		t.Errorf("the only user's feeds are wrapped in a folder of their name:\n%s", exported)
+	}
+	got, err := opml.Parse(strings.NewReader(exported))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []opml.Outline{
+		{XMLURL: "https://a.example/feed", Title: "Alpha"},
+		{XMLURL: "https://b.example/feed", Title: "Bravo", Category: "News"},
+		{XMLURL: "https://e.example/feed", Title: "Echo", Category: "News"},
+		{XMLURL: "https://c.example/feed", Title: "Charlie"},
+		{XMLURL: "https://d.example/feed", Title: "Delta", Category: "Tech/Go"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("export:\n%s\nparsed %+v\nwant %+v", exported, got, want)
+	}
+
+	// The round trip: imported into an empty list, the same feeds.
+	other := writeConfig(t, "[[users]]\nname = \"root\"\ntimezone = \"UTC\"\nfeeds = []\n")
+	file := writeFile(t, t.TempDir(), "root.opml", exported)
+	if code, stdout, stderr := runCLI("import", "-config", other, file); code != 0 {
+		t.Fatalf("import: exit %d: %s%s", code, stdout, stderr)
+	}
+	before, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := config.Load(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := before.User("root")
+	a, _ := after.User("root")
+	bySite := func(subs []config.Subscription) map[string]config.Subscription {
+		m := map[string]config.Subscription{}
+		for _, s := range subs {
+			m[s.URL] = s
+		}
+		return m
+	}
+	if len(a.Feeds) != len(b.Feeds) || !maps.Equal(bySite(a.Feeds), bySite(b.Feeds)) {
+		t.Errorf("imported back %+v, want %+v", a.Feeds, b.Feeds)
 	}
 }

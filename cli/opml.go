@@ -227,8 +227,11 @@ func writeImport(w io.Writer, cfgPath, user string, added []config.Subscription,
 }
 
 // exportCmd writes the feeds of one user, or of every user (one folder
-// each), as OPML on stdout: config folders as nested folders, and the
-// config's titles, else the titles the feeds gave themselves.
+// each when there are several), as OPML on stdout: config folders as
+// nested folders, feeds without one as top-level outlines, and the
+// config's titles, else the titles the feeds gave themselves. A config
+// of one user exports as `-user` would: a folder named after its only
+// user is made up, and an import of it would make it a folder.
 func exportCmd(ctx context.Context, inv *invocation) error {
 	cfg, err := inv.loadConfig()
 	if err != nil {
@@ -242,7 +245,11 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 		if !ok {
 			return noUser(cfg, cfg.Path, *user)
 		}
-		users, title = []config.User{*u}, fmt.Sprintf("feeddigest subscriptions of %s", u.Name)
+		users = []config.User{*u}
+	}
+	perUser := len(users) > 1
+	if len(users) == 1 {
+		title = fmt.Sprintf("feeddigest subscriptions of %s", users[0].Name)
 	}
 	known := knownFeeds(ctx, cfg, stderr)
 	var outlines []opml.Outline
@@ -261,7 +268,7 @@ func exportCmd(ctx context.Context, inv *invocation) error {
 			if o.Title == "" {
 				o.Title = known[feed.URL].Title
 			}
-			if *user == "" {
+			if perUser {
 				o.Category = strings.TrimSuffix(u.Name+opml.FolderSeparator+feed.Folder, opml.FolderSeparator)
 			}
 			outlines = append(outlines, o)

@@ -12,6 +12,7 @@ import (
 	"feeddigest/cli/demo"
 	"feeddigest/config"
 	"feeddigest/internal/english"
+	"feeddigest/pages"
 	"feeddigest/pipeline"
 	"feeddigest/render"
 )
@@ -163,12 +164,7 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 // first run made one, the config's feeds, each new.
 func feedRows(ctx context.Context, cfg *config.Config, now time.Time) ([]render.FeedStatus, error) {
 	if !pipeline.HasState(ctx, cfg) {
-		subs := subscribers(cfg)
-		var rows []render.FeedStatus
-		for _, u := range cfg.AllFeeds() {
-			rows = append(rows, render.FeedStatus{URL: u, State: "new", Subscribers: subs[u]})
-		}
-		return rows, nil
+		return pages.UnpolledRows(cfg, now), nil
 	}
 	return pipeline.Status(ctx, cfg, now)
 }

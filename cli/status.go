@@ -108,7 +108,7 @@ func nextPoll(r render.FeedStatus, now time.Time) string {
 	case r.State.Stopped():
 		return "never"
 	case r.NextPoll.IsZero():
-		return "at next digest"
+		return "when a subscriber is due"
 	case !r.NextPoll.After(now):
 		return "due"
 	}

@@ -206,14 +206,21 @@ func (c *Config) User(name string) (*User, bool) {
 	return nil, false
 }
 
-// AllFeeds returns the union of all users' feed URLs, sorted, each once.
+// AllFeeds returns the union of all users' feed URLs, each once, in the
+// order of the config (users in order, each user's feeds in order): the
+// order its writer finds them in.
 func (c *Config) AllFeeds() []string {
 	var all []string
+	seen := map[string]bool{}
 	for _, u := range c.Users {
-		all = append(all, u.FeedURLs()...)
+		for _, url := range u.FeedURLs() {
+			if !seen[url] {
+				seen[url] = true
+				all = append(all, url)
+			}
+		}
 	}
-	slices.Sort(all)
-	return slices.Compact(all)
+	return all
 }
 
 // parser turns the decoded document into a Config, collecting problems.

@@ -561,10 +561,11 @@ func TestUserAndAllFeeds(t *testing.T) {
 	if u, ok := c.User("nobody"); ok || u != nil {
 		t.Errorf("User(nobody) = %v, %v", u, ok)
 	}
+	// In the config's order, each once.
 	want := []string{
-		"http://news.example.net/rss",
-		"https://example.com/atom.xml",
 		"https://example.org/feed.xml",
+		"https://example.com/atom.xml",
+		"http://news.example.net/rss",
 	}
 	if got := c.AllFeeds(); !slices.Equal(got, want) {
 		t.Errorf("AllFeeds = %q, want %q", got, want)

@@ -364,12 +364,14 @@ func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render
 
 // inUserOrder lists the feeds' groups in the order of the user's config,
 // each with the user's title and folder for it and how many of its
-// entries show in full; render gathers each folder's feeds at the place
-// of its first. A feed the user no longer follows (a digest rendered
+// entries show in full, gathered by folder: folders, and the feeds
+// without one as one unnamed folder, at the place of their first feed in
+// the config, whether or not that feed has entries in this digest (render
+// keeps this order). A feed the user no longer follows (a digest rendered
 // again after the config changed) comes last.
 func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.FeedGroup {
 	out := make([]render.FeedGroup, 0, len(byFeed))
-	for _, sub := range u.Feeds {
+	for _, sub := range inFolders(u.Feeds) {
 		g, ok := byFeed[sub.URL]
 		if !ok {
 			continue
@@ -386,6 +388,20 @@ func inUserOrder(u config.User, byFeed map[string]*render.FeedGroup) []render.Fe
 		g.Full = u.FullEntries
 		out = append(out, *g)
 	}
+	return out
+}
+
+// inFolders is subs with each folder's feeds together, the folders in
+// the order of their first feed.
+func inFolders(subs []config.Subscription) []config.Subscription {
+	rank := map[string]int{}
+	for _, s := range subs {
+		if _, ok := rank[s.Folder]; !ok {
+			rank[s.Folder] = len(rank)
+		}
+	}
+	out := slices.Clone(subs)
+	slices.SortStableFunc(out, func(a, b config.Subscription) int { return cmp.Compare(rank[a.Folder], rank[b.Folder]) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -59,7 +60,7 @@ func (b *Builder) writeStatus(ctx context.Context, pub *site.Publisher) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	rows := buildFeedRows(feeds, subs, counts, asOf)
+	rows := buildFeedRows(b.cfg, users, feeds, subs, counts, asOf)
 	// Streamed into the file: the page of thousands of feeds is
 	// megabytes.
 	return pub.StatusPage(streamed(func(w io.Writer) error {
@@ -142,16 +143,11 @@ func rhythm(u config.User) string {
 
 // FeedRows are the feeds' health rows of the status page and command,
 // from the state st, as of now.
-func FeedRows(ctx context.Context, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
+func FeedRows(ctx context.Context, cfg *config.Config, st store.Reader, now time.Time) ([]render.FeedStatus, error) {
 	feeds, err := st.Feeds(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return feedRows(ctx, st, feeds, now)
-}
-
-// feedRows is FeedRows of feeds read already.
-func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now time.Time) ([]render.FeedStatus, error) {
 	subs, err := st.Subscribers(ctx)
 	if err != nil {
 		return nil, err
@@ -160,25 +156,98 @@ func feedRows(ctx context.Context, st store.Reader, feeds []domain.Feed, now tim
 	if err != nil {
 		return nil, err
 	}
-	return buildFeedRows(feeds, subs, counts, now), nil
+	users, err := UserRows(ctx, cfg, st, now)
+	if err != nil {
+		return nil, err
+	}
+	return buildFeedRows(cfg, users, feeds, subs, counts, now), nil
 }
 
-// buildFeedRows is feedRows of the subscribers and entry counts read.
-func buildFeedRows(feeds []domain.Feed, subs map[string][]string, counts map[string]int, now time.Time) []render.FeedStatus {
-	rows := make([]render.FeedStatus, 0, len(feeds))
+// UnpolledRows are FeedRows before the first run made a state: every
+// feed of the config new, every user's first digest due.
+func UnpolledRows(cfg *config.Config, now time.Time) []render.FeedStatus {
+	subs := map[string][]string{}
+	var feeds []domain.Feed
+	for _, url := range cfg.AllFeeds() {
+		feeds = append(feeds, domain.Feed{URL: url})
+	}
+	users := make([]render.UserStatus, len(cfg.Users))
+	for i, u := range cfg.Users {
+		users[i] = render.UserStatus{Name: u.Name, Due: true}
+		for _, url := range u.FeedURLs() {
+			subs[url] = append(subs[url], u.Name)
+		}
+	}
+	return buildFeedRows(cfg, users, feeds, subs, nil, now)
+}
+
+// buildFeedRows is FeedRows of what was read: the feeds that need their
+// reader first (failing, gone, dead, moved to another site), then the
+// others, each in the order of the config (users in order, each user's
+// feeds in order), the order its writer finds them in; a feed the config
+// no longer names, but a subscription still does, after them by URL.
+func buildFeedRows(cfg *config.Config, users []render.UserStatus, feeds []domain.Feed, subs map[string][]string, counts map[string]int, now time.Time) []render.FeedStatus {
+	due := map[string]bool{}
+	for _, u := range users {
+		due[u.Name] = u.Due
+	}
+	subscribers := make(map[string]schedule.Subscriber, len(cfg.Users))
+	for _, u := range cfg.Users {
+		subscribers[u.Name] = schedule.Subscriber{User: ScheduleUser(u), Due: due[u.Name]}
+	}
+	place := map[string]int{}
+	for i, url := range cfg.AllFeeds() {
+		place[url] = i
+	}
+	type row struct {
+		render.FeedStatus
+		place int
+	}
+	rows := make([]row, 0, len(feeds))
 	for _, f := range feeds {
 		if len(subs[f.URL]) == 0 {
 			continue // nobody follows it any more
 		}
+		var theirs []schedule.Subscriber
+		for _, name := range subs[f.URL] {
+			if s, ok := subscribers[name]; ok {
+				theirs = append(theirs, s)
+			}
+		}
+		at, words := nextPoll(f, theirs, now)
 		// Shown in a terminal and published on status.html: feed URLs
 		// without their credentials (the state keeps them whole).
-		rows = append(rows, render.FeedStatus{
+		r := row{FeedStatus: render.FeedStatus{
 			URL: redact.URL(f.URL), EffectiveURL: redact.URL(f.EffectiveURL), Title: f.Title, LastPoll: f.LastPoll,
-			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: f.NextPoll, ErrorCount: f.ErrorCount,
-			Reason: reason(f, now), Server: join(serverNote(f), articlesNote(f)), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
-		})
+			LastStatus: f.LastStatus, LastError: redact.Text(f.LastError), NextPoll: at, ErrorCount: f.ErrorCount,
+			Reason: join(words, notes(f)), Server: join(serverNote(f), articlesNote(f)), State: f.State(), Subscribers: subs[f.URL], Entries: counts[f.URL],
+		}, place: len(place)}
+		if i, ok := place[f.URL]; ok {
+			r.place = i
+		}
+		rows = append(rows, r)
 	}
-	return rows
+	slices.SortStableFunc(rows, func(a, b row) int {
+		return cmp.Or(
+			-cmp.Compare(needsReader(a.State), needsReader(b.State)),
+			cmp.Compare(a.place, b.place),
+			cmp.Compare(a.URL, b.URL))
+	})
+	out := make([]render.FeedStatus, len(rows))
+	for i, r := range rows {
+		out[i] = r.FeedStatus
+	}
+	return out
+}
+
+// needsReader: 1 for a feed whose state asks something of its reader (it
+// fails, is gone or dead, or moved to another site), 0 for the others.
+func needsReader(s domain.FeedState) int {
+	switch s {
+	case domain.FeedFailing, domain.FeedGone, domain.FeedDead, domain.FeedMovedAway:
+		return 1
+	}
+	return 0
 }
 
 // serverNote says in plain words what polling has taught about a feed's
@@ -247,9 +316,100 @@ func articlesNote(f domain.Feed) string {
 	return fmt.Sprintf("article pages: %d of %d read whole", f.ArticlesRead, f.ArticlesAsked)
 }
 
-// reason says why the next poll waits, or what the user should know.
-func reason(f domain.Feed, now time.Time) string {
-	r := f.Reason
+// nextPoll is when feed f is polled next among its subscribers subs
+// (schedule.NextTurn) and why, in words a reader takes right: "at ada's
+// digest hour, 00:00 London", "retry after its penalty (404)"; zero and
+// the reason for a feed never polled again. A turn that has come reads
+// "due" where it is shown, and says for whom.
+func nextPoll(f domain.Feed, subs []schedule.Subscriber, now time.Time) (time.Time, string) {
+	turn := schedule.NextTurn(schedule.StateOf(f), subs, now)
+	if turn.At.IsZero() {
+		return time.Time{}, f.Reason // gone, dead, or nobody's
+	}
+	// A failing feed's penalty is said while it lasts, even when a digest
+	// hour after it brings the poll; another wait only where it moves it.
+	wait := ""
+	if (turn.Waits || f.ErrorCount > 0 && f.NextPoll.After(now)) && f.Reason != "" {
+		wait = "after its " + f.Reason
+	}
+	if f.Reason == "Retry-After" && wait != "" {
+		wait = "as the server's Retry-After asks"
+	}
+	due := !turn.At.After(now)
+	switch turn.Why {
+	case schedule.Retry:
+		if due {
+			return turn.At, "a retry"
+		}
+		switch {
+		case wait == "":
+			return turn.At, "retry"
+		case strings.HasPrefix(wait, "after"):
+			return turn.At, "retry " + wait
+		}
+		return turn.At, "retry, " + wait
+	case schedule.Overflow:
+		return turn.At, "an extra poll of a busy feed"
+	}
+	whose := possessive(turn.Users)
+	if due {
+		return turn.At, whose + " digest hour has come"
+	}
+	if !turn.Hour {
+		if wait == "" {
+			return turn.At, "for " + whose + " daily poll"
+		}
+		return turn.At, "for " + whose + " daily poll, " + wait
+	}
+	loc := subscriberOf(subs, turn.Users[0]).Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	words := fmt.Sprintf("at %s digest hour, %s %s", whose, turn.At.In(loc).Format("15:04"), placeName(loc))
+	if wait != "" {
+		words += ", " + wait
+	}
+	return turn.At, words
+}
+
+// possessive names users as owners: "ada's", "ada's and bob's", "ada's
+// and 3 others'".
+func possessive(users []string) string {
+	switch len(users) {
+	case 1:
+		return users[0] + "'s"
+	case 2:
+		return users[0] + "'s and " + users[1] + "'s"
+	}
+	return fmt.Sprintf("%s's and %d others'", users[0], len(users)-1)
+}
+
+func subscriberOf(subs []schedule.Subscriber, name string) schedule.Subscriber {
+	for _, s := range subs {
+		if s.Name == name {
+			return s
+		}
+	}
+	return schedule.Subscriber{User: schedule.User{Location: time.UTC}}
+}
+
+// placeName is how people name a zone: its city ("London", "New York"
+// for America/New_York), else its name ("UTC").
+func placeName(loc *time.Location) string {
+	if loc == nil {
+		return "UTC"
+	}
+	name := loc.String()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.ReplaceAll(name, "_", " ")
+}
+
+// notes are what the user should know of a feed besides its next poll:
+// a move to another site, repaired XML, extra polls of a busy feed.
+func notes(f domain.Feed) string {
+	r := ""
 	if f.PendingURL != "" {
 		r = join(r, "redirects permanently to "+redact.URL(f.PendingURL)+" on another site: update the subscription if you trust it")
 	}
@@ -258,9 +418,6 @@ func reason(f domain.Feed, now time.Time) string {
 	}
 	if f.OverflowGap > 0 {
 		r = join(r, "busy feed: extra polls every "+f.OverflowGap.String())
-	}
-	if f.NextPoll.After(now) && r == "" {
-		r = "minimum interval"
 	}
 	return r
 }

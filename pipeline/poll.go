@@ -258,12 +258,7 @@ func pollRequest(f domain.Feed) fetch.Request {
 	}
 }
 
-func feedState(f domain.Feed) schedule.FeedState {
-	return schedule.FeedState{
-		URL: f.URL, LastPoll: f.LastPoll, NextPoll: f.NextPoll, Gone: !f.GoneAt.IsZero(), Dead: !f.DeadAt.IsZero(),
-		RetryPending: f.RetryPending, OverflowGap: f.OverflowGap, NextExtraPoll: f.NextExtraPoll,
-	}
-}
+func feedState(f domain.Feed) schedule.FeedState { return schedule.StateOf(f) }
 
 // save stores one poll's result; ok says whether the poll succeeded.
 func (p *pass) save(ctx context.Context, r polled) (bool, error) {

@@ -19,7 +19,7 @@ func Status(ctx context.Context, cfg *config.Config, now time.Time) ([]render.Fe
 		return nil, err
 	}
 	defer st.Close()
-	rows, err := pages.FeedRows(ctx, st, now)
+	rows, err := pages.FeedRows(ctx, cfg, st, now)
 	return rows, st.Damaged(err)
 }
 

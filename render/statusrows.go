@@ -1,7 +1,9 @@
 package render
 
 import (
+	"html/template"
 	"strconv"
+	"strings"
 )
 
 // The rows of the status page's feed table are written by appendStatusRow
@@ -63,13 +65,46 @@ func appendStatusRow(b []byte, r statusRow) []byte {
 // page may link, else its text.
 func appendLinkedURL(b []byte, url string) []byte {
 	if safeLink(url) == "" {
-		return appendEscaped(b, url)
+		return appendURLText(b, url)
 	}
 	b = append(b, "<a href=\""...)
 	b = appendEscaped(b, normalizedURL(url))
 	b = append(b, "\" rel=\"noopener noreferrer\">"...)
-	b = appendEscaped(b, url)
+	b = appendURLText(b, url)
 	return append(b, "</a>"...)
+}
+
+// urlText is the template "urlText": a URL as the status table shows
+// it (see appendURLText).
+func urlText(url string) template.HTML { return template.HTML(appendURLText(nil, url)) }
+
+// urlRun is the longest run of a URL's characters shown without a place
+// to break the line: a column of the status table is about that wide.
+const urlRun = 16
+
+// appendURLText appends url as text, escaped, with a <wbr> where a line
+// may break: after each "/" (not inside "//"), before "?", "&" and "#",
+// and every urlRun characters of a run without such a place, a hyphen
+// (after which browsers break anyway) or a dot: a token, a hash. So an
+// address breaks between its parts, not inside a word of its host or
+// path (the stylesheet breaks a word only when a column is narrower
+// still), and the columns still fit a screen of 1200 px.
+func appendURLText(b []byte, url string) []byte {
+	start, run := 0, 0
+	for i, r := range url {
+		part := r == '?' || r == '&' || r == '#' || i > 0 && url[i-1] == '/' && r != '/'
+		long := run >= urlRun && !strings.ContainsRune("/-.?&#", r)
+		if i > start && (part || long) {
+			b = appendEscaped(b, url[start:i])
+			b = append(b, "<wbr>"...)
+			start, run = i, 0
+		}
+		run++
+		if r == '-' || r == '.' {
+			run = 0 // a word ends: browsers break after a hyphen
+		}
+	}
+	return appendEscaped(b, url[start:])
 }
 
 // appendWhen is the template "when".

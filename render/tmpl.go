@@ -20,6 +20,7 @@ var (
 		"stylesheet":       func() template.CSS { return stylesheet },
 		"statusStylesheet": func() template.CSS { return statusStylesheet },
 		"safeLink":         safeLink,
+		"urlText":          urlText,
 		"userHead":         userHead,
 		"siteHead":         siteHead,
 	}).ParseFS(templates.FS, "*.html"))
