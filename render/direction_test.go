@@ -123,3 +123,42 @@ func TestShortEntryShownOnce(t *testing.T) {
 		t.Error("an entry without text lost its folded content")
 	}
 }
+
+// The line under an entry's title names its author and time, not the
+// feed its section names, and aligns with the entry: right to left under
+// a Hebrew title, the page's own direction under an English one; with
+// neither author nor time there is no line at all.
+func TestMetaLineFollowsTheEntry(t *testing.T) {
+	d := rtlDigest(t)
+	d.Groups[0].Entries = append(d.Groups[0].Entries, domain.Entry{Link: "https://blog.example.org/bare", Content: "<p>No time, no author.</p>"})
+	cases := []struct {
+		link, text, dir string
+	}{
+		{"https://he.example/1", "דנה · 21 Nov 2020, 14:05", "rtl"},
+		{"https://he.example/2", "", "rtl"},
+		{"https://blog.example.org/posts/hello", "Ada · 21 Nov 2020, 14:05", ""},
+		{"https://blog.example.org/bare", "", ""},
+	}
+	he := &d.Groups[len(d.Groups)-1]
+	he.Entries[0].Published = utc("2020-11-21T14:05:00Z")
+	doc, _ := digestDoc(t, d)
+	_, mailHTML := emailParts(t, d)
+	mail := parseHTML(t, mailHTML)
+	for _, c := range cases {
+		meta := doc.Find(`article:has(a[href="` + c.link + `"]) p.m`)
+		if c.text == "" {
+			if meta.Length() != 0 {
+				t.Errorf("%s: a meta line %q without author or time", c.link, meta.Text())
+			}
+		} else if meta.Text() != c.text || meta.AttrOr("dir", "") != c.dir {
+			t.Errorf("%s: meta line %q dir=%q, want %q dir=%q", c.link, meta.Text(), meta.AttrOr("dir", ""), c.text, c.dir)
+		}
+		if c.text == "" {
+			continue
+		}
+		line := mail.Find(`h3:has(a[href="` + c.link + `"]), h4:has(a[href="` + c.link + `"])`).Next()
+		if line.Text() != c.text || line.AttrOr("dir", "") != c.dir {
+			t.Errorf("email %s: meta line %q dir=%q, want %q dir=%q", c.link, line.Text(), line.AttrOr("dir", ""), c.text, c.dir)
+		}
+	}
+}

@@ -185,6 +185,9 @@ type entryView struct {
 	Nested                       bool   // under a folder heading: see groupView.Nested
 	Lang                         string // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
+	// Dir is "rtl" for an entry whose title (else text) reads right to
+	// left: its meta line, our words around the feed's, aligns with it.
+	Dir string
 	// Whole says the excerpt is the entry's whole text: the page shows the
 	// content in its place, and no "Read here" repeats it.
 	Whole     bool
@@ -432,10 +435,12 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 	}
 	ev.Time = showTime(when, loc, entryLayout)
 	ev.MetaText = metaText(ev)
+	ev.Dir = entryDir(ev.Title, ev.Excerpt)
 	return ev, f.Links
 }
 
-// metaText is the "by whom, when" line of the plain-text email.
+// metaText is the "by whom, when" line of the plain-text email (the
+// feed's name is the heading of the entry's section).
 func metaText(ev entryView) string {
 	var parts []string
 	if ev.Author != "" {
