@@ -91,7 +91,7 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 	}
 	block := n.Type == html.ElementNode && blockText[n.Data]
 	if block {
-		l.text.write(" ")
+		l.text.block()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if !l.walk(c) {
@@ -99,7 +99,7 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 		}
 	}
 	if block {
-		l.text.write(" ")
+		l.text.block()
 	}
 	return true
 }
@@ -121,6 +121,9 @@ func (l *excerptLinker) link(n *html.Node, href string) {
 	w := textWriter{limit: -1}
 	w.write(n)
 	l.text.write(w.String())
+	if w.pending { // a block inside the link ended it
+		l.text.block()
+	}
 	end, where := l.seen()
 	if where != differs && end > start && href != l.own {
 		l.add(href, min(end, len(l.body)))
@@ -207,11 +210,18 @@ func linkTarget(n *html.Node) string {
 }
 
 // collapser holds text written in pieces with whitespace collapsed as
-// collapseSpace does and no trailing space: each piece costs its own
-// length, however many pieces of nothing but space come first.
+// collapseSpace does and no trailing space, and blocks parted as
+// textWriter parts them: each piece costs its own length, however many
+// pieces of nothing but space come first.
 type collapser struct {
 	strings.Builder
-	space bool // a space is owed before the next word
+	space   bool // a space is owed before the next word
+	pending bool // a block ended or began: blockSeparator is owed
+}
+
+// block notes the start or the end of a block.
+func (c *collapser) block() {
+	c.pending = true
 }
 
 func (c *collapser) write(s string) {
@@ -219,6 +229,13 @@ func (c *collapser) write(s string) {
 		if unicode.IsSpace(r) {
 			c.space = c.Len() > 0
 			continue
+		}
+		if c.pending && visible(r) {
+			if c.Len() > 0 {
+				c.WriteString(blockSeparator(c.String()))
+				c.space = false
+			}
+			c.pending = false
 		}
 		if c.space {
 			c.WriteByte(' ')
