@@ -19,6 +19,17 @@ func strongDirection(text string) (rtl, found bool) {
 	return false, false
 }
 
+// hasRightToLeft says whether text holds a right-to-left letter.
+func hasRightToLeft(text string) bool {
+	for _, r := range text {
+		props, _ := bidi.LookupRune(r)
+		if c := props.Class(); c == bidi.R || c == bidi.AL {
+			return true
+		}
+	}
+	return false
+}
+
 // rightToLeft says whether text reads from right to left (see
 // strongDirection).
 func rightToLeft(text string) bool {

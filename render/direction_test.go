@@ -1,6 +1,8 @@
 package render
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -159,6 +161,58 @@ func TestMetaLineFollowsTheEntry(t *testing.T) {
 		line := mail.Find(`h3:has(a[href="` + c.link + `"]), h4:has(a[href="` + c.link + `"])`).Next()
 		if line.Text() != c.text || line.AttrOr("dir", "") != c.dir {
 			t.Errorf("email %s: meta line %q dir=%q, want %q dir=%q", c.link, line.Text(), line.AttrOr("dir", ""), c.text, c.dir)
+		}
+	}
+}
+
+// In the plain-text email every line of a wrapped paragraph reads in the
+// paragraph's direction, as a plain-text client takes a line's direction
+// from its first letter that has one: the lines of a Hebrew excerpt
+// that wrap to start with an English phrase in brackets start with a
+// right-to-left mark, and an English paragraph's line that wraps to start
+// with Hebrew with a left-to-right one.
+func TestTextPartLinesKeepTheirParagraphsDirection(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		rtl  bool
+	}{
+		{"hebrew-bracket.txt", true},
+		{"english-quoting-hebrew.txt", false},
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "rtl", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample := strings.TrimSpace(string(raw))
+		d := sampleDigest(t)
+		d.Groups = d.Groups[:1]
+		d.Groups[0].Entries = []domain.Entry{{Title: "T", Link: "https://blog.example.org/t", Content: "<p>" + sample + "</p>"}}
+		text, _ := emailParts(t, d)
+		var lines []string
+		for _, line := range strings.Split(text, "\n") {
+			unmarked := strings.NewReplacer(leftToRightMark, "", rightToLeftMark, "").Replace(line)
+			if unmarked != "" && strings.Contains(sample, strings.TrimSpace(unmarked)) {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) < 2 {
+			t.Fatalf("%s: the sample is on %d lines of the text part:\n%s", c.file, len(lines), text)
+		}
+		misread := false // would a line read the other way without its mark?
+		for _, line := range lines {
+			words := strings.TrimLeft(line, " ")
+			if rtl, _ := strongDirection(words); rtl != c.rtl {
+				t.Errorf("%s: line %q reads the other way (rtl %v)", c.file, line, rtl)
+			}
+			if rtl, _ := strongDirection(strings.TrimLeft(words, leftToRightMark+rightToLeftMark)); rtl != c.rtl {
+				misread = true
+			}
+			if !strings.HasPrefix(line, "  ") {
+				t.Errorf("%s: line %q lost its indent", c.file, line)
+			}
+		}
+		if !misread {
+			t.Errorf("%s: no line of the sample wraps to start in the other direction; the test proves nothing", c.file)
 		}
 	}
 }
