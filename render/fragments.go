@@ -19,7 +19,8 @@ import (
 // 2: controls and noncharacters dropped from texts and content, image
 // maps removed, user information dropped from links.
 // 3: blocks parted in texts (blockSeparator), an untitled entry's
-// excerpt going on from its title (afterTitle).
+// excerpt going on from its title (afterTitle), a link where a frame
+// was (linkFrames).
 const FragmentRules = 3
 
 // fragmentTop is the heading level a stored fragment's content starts at:
