@@ -247,6 +247,11 @@ var migrations = []string{
 	// shows them (domain.Feed.ArticlesAsked and ArticlesRead).
 	`ALTER TABLE feeds ADD COLUMN articles_asked integer NOT NULL DEFAULT 0,
 		ADD COLUMN articles_read integer NOT NULL DEFAULT 0;`,
+	// 14: an entry's length in words (domain.Fragments.Words), for its
+	// reading time. SQLite keeps it in the frame of the fragments, so
+	// needs no migration; rows made before have fragments of older
+	// rules, made again at the next pass.
+	`ALTER TABLE entry_texts ADD COLUMN shown_words integer NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated database has.

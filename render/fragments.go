@@ -20,7 +20,7 @@ import (
 // maps removed, user information dropped from links.
 // 3: blocks parted in texts (blockSeparator), an untitled entry's
 // excerpt going on from its title (afterTitle), a link where a frame
-// was (linkFrames).
+// was (linkFrames), the text's length in words (countWords).
 const FragmentRules = 3
 
 // fragmentTop is the heading level a stored fragment's content starts at:
@@ -38,6 +38,7 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 		Title:   displayTitle(e.Title, text),
 		Excerpt: cut(text, excerptWords, excerptChars),
 		HTML:    html,
+		Words:   countWords(text),
 	}
 	if tree == nil {
 		return f

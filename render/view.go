@@ -193,9 +193,11 @@ type entryView struct {
 	Whole     bool
 	Time      timeView
 	FirstSeen bool
-	MetaText  string // author and time, for plain text
-	Excerpt   string
-	Content   template.HTML
+	// ReadingTime is "7 min read" for a long entry, "" for a short one.
+	ReadingTime string
+	MetaText    string // author, time and reading time, for plain text
+	Excerpt     string
+	Content     template.HTML
 	// Enclosures are the files the entry carries (a podcast's audio),
 	// each a link that says what it is.
 	Enclosures []enclosureView
@@ -434,6 +436,7 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		when, ev.FirstSeen = e.FirstSeen, true
 	}
 	ev.Time = showTime(when, loc, entryLayout)
+	ev.ReadingTime = readingTime(f.Words)
 	ev.MetaText = metaText(ev)
 	ev.Dir = entryDir(ev.Title, ev.Excerpt)
 	return ev, f.Links
@@ -452,6 +455,9 @@ func metaText(ev entryView) string {
 			when = "first seen " + when
 		}
 		parts = append(parts, when)
+	}
+	if ev.ReadingTime != "" {
+		parts = append(parts, ev.ReadingTime)
 	}
 	return strings.Join(parts, " · ")
 }
