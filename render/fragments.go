@@ -61,17 +61,22 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 // does not show, cut as an excerpt and marked as going on from it ("…and
 // then"), or "" when the title shows them all.
 func afterTitle(text, title string) string {
-	shown := len(strings.Fields(strings.TrimSuffix(title, ellipsis)))
-	rest := text
-	for range shown {
-		_, after, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
-		rest = after
-	}
-	rest = strings.TrimLeft(rest, " ·") // a block's separator, no word
+	rest := text[restStart(text, title):]
 	if rest == "" || rest == text {
 		return ""
 	}
 	return ellipsis + cut(rest, excerptWords, excerptChars)
+}
+
+// restStart is where, in text, the words after those title shows start.
+func restStart(text, title string) int {
+	rest := text
+	for range len(strings.Fields(strings.TrimSuffix(title, ellipsis))) {
+		_, after, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+		rest = after
+	}
+	rest = strings.TrimLeft(rest, " ·") // a block's separator, no word
+	return len(text) - len(rest)
 }
 
 // treeTextIs says whether treeText(tree) is text. The walk stops once the

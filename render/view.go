@@ -209,7 +209,7 @@ type entryView struct {
 // TextExcerpt is the excerpt as the plain-text email shows it: the links
 // whose text it shows marked by number and listed (see linkExcerpt).
 func (ev entryView) TextExcerpt() linkedExcerpt {
-	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.URL)
+	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
 }
 
 // problemView is a feed that could not be read: the sentence in plain
