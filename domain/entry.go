@@ -55,6 +55,9 @@ type Fragments struct {
 	HTML string
 	// Whole says the excerpt is all of HTML's text.
 	Whole bool
+	// Words is the length of the text in words (a CJK character half
+	// of one), for the reading time a digest shows.
+	Words int
 	// Links are the targets of HTML's links, in order, for a digest's
 	// "Links mentioned".
 	Links []string

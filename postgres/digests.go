@@ -297,8 +297,8 @@ const (
 		CASE WHEN COALESCE(t.fragment_rules, 0) = 0 THEN COALESCE(t.summary, '') ELSE '' END,
 		COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, '')`
 	listingColumns = textsUnlessShown + `, COALESCE(t.shown_html, ''), COALESCE(t.shown_excerpt, ''),
-		COALESCE(t.shown_links, '{}'), COALESCE(t.shown_whole, false)`
-	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false`
+		COALESCE(t.shown_links, '{}'), COALESCE(t.shown_whole, false), COALESCE(t.shown_words, 0)`
+	titleColumns = textsUnlessShown + `, '', '', '{}'::text[], false, 0`
 )
 
 // digestListing lists a digest's entries (see store.DigestListings): of
@@ -337,7 +337,7 @@ func (s *Store) digestListing(ctx context.Context, user, date, feedURL string, p
 	_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Author,
 		timeOf{&e.Published}, timeOf{&e.FirstSeen}, &enclosures, &total, &e.Content, &e.Summary,
 		&e.Fragments.Rules, &e.Fragments.Title, &e.Fragments.HTML, &e.Fragments.Excerpt, &e.Fragments.Links,
-		&e.Fragments.Whole}, func() error {
+		&e.Fragments.Whole, &e.Fragments.Words}, func() error {
 		entry := e
 		var err error
 		if entry.Enclosures, err = decodeEnclosures(enclosures); err != nil {
@@ -413,8 +413,8 @@ func (s *Store) SaveFragments(ctx context.Context, entries []domain.Entry) error
 	for _, e := range entries {
 		f := e.Fragments
 		batch.Queue(`UPDATE entry_texts SET fragment_rules = $2, shown_title = $3, shown_html = $4, shown_excerpt = $5,
-			shown_links = $6, shown_whole = $7 WHERE entry_id = $1 AND fragment_rules <> $2`,
-			e.ID, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole)
+			shown_links = $6, shown_whole = $7, shown_words = $8 WHERE entry_id = $1 AND fragment_rules <> $2`,
+			e.ID, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, f.Words)
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return tx.SendBatch(ctx, batch).Close()

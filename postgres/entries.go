@@ -76,17 +76,18 @@ const upsertEntry = `WITH e AS (
 		SELECT id, overflow FROM entries WHERE feed_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM e)
 	), t AS (
 		INSERT INTO entry_texts AS old (entry_id, content, summary, fragment_rules, shown_title, shown_html,
-			shown_excerpt, shown_links, shown_whole)
-		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16
+			shown_excerpt, shown_links, shown_whole, shown_words)
+		SELECT id, $8, $9, $11, $12, $13, $14, $15, $16, $19
 		FROM (SELECT id, overflow FROM e UNION ALL SELECT id, overflow FROM known) ids WHERE NOT ids.overflow
 		ON CONFLICT (entry_id) DO UPDATE SET content = EXCLUDED.content, summary = EXCLUDED.summary,
 			fragment_rules = EXCLUDED.fragment_rules, shown_title = EXCLUDED.shown_title,
 			shown_html = EXCLUDED.shown_html, shown_excerpt = EXCLUDED.shown_excerpt,
-			shown_links = EXCLUDED.shown_links, shown_whole = EXCLUDED.shown_whole
+			shown_links = EXCLUDED.shown_links, shown_whole = EXCLUDED.shown_whole, shown_words = EXCLUDED.shown_words
 		WHERE (old.content, old.summary, old.fragment_rules, old.shown_title, old.shown_html, old.shown_excerpt,
-				old.shown_links, old.shown_whole)
+				old.shown_links, old.shown_whole, old.shown_words)
 			IS DISTINCT FROM (EXCLUDED.content, EXCLUDED.summary, EXCLUDED.fragment_rules, EXCLUDED.shown_title,
-				EXCLUDED.shown_html, EXCLUDED.shown_excerpt, EXCLUDED.shown_links, EXCLUDED.shown_whole)
+				EXCLUDED.shown_html, EXCLUDED.shown_excerpt, EXCLUDED.shown_links, EXCLUDED.shown_whole,
+				EXCLUDED.shown_words)
 	)
 	SELECT inserted FROM e UNION ALL SELECT false FROM known`
 
@@ -144,7 +145,8 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 		}
 		f := e.Fragments
 		batch.Queue(upsertEntry, t.feedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(now), e.Content, e.Summary,
-			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, bare[i], store.EncodeCategories(e.Categories)).
+			enclosures, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, bare[i], store.EncodeCategories(e.Categories),
+			f.Words).
 			QueryRow(func(row pgx.Row) error {
 				var inserted bool
 				if err := row.Scan(&inserted); err != nil {

@@ -250,6 +250,11 @@ var migrations = []string{
 	// 14 (SQLite's 20): the feeds a digest introduced leaving older
 	// entries out, and how many (domain.Digest.Backlogs).
 	`ALTER TABLE digests ADD COLUMN backlogs jsonb NOT NULL DEFAULT '[]';`,
+	// 15: an entry's length in words (domain.Fragments.Words), for its
+	// reading time. SQLite keeps it in the frame of the fragments, so
+	// needs no migration; rows made before have fragments of older
+	// rules, made again at the next pass.
+	`ALTER TABLE entry_texts ADD COLUMN shown_words integer NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +123,96 @@ func TestShortEntryShownOnce(t *testing.T) {
 	doc, _ = digestDoc(t, d)
 	if doc.Find(`article:has(a[href="https://blog.example.org/posts/hello"]) details`).Length() != 1 {
 		t.Error("an entry without text lost its folded content")
+	}
+}
+
+// The line under an entry's title names its author and time, not the
+// feed its section names, and aligns with the entry: right to left under
+// a Hebrew title, the page's own direction under an English one; with
+// neither author nor time there is no line at all.
+func TestMetaLineFollowsTheEntry(t *testing.T) {
+	d := rtlDigest(t)
+	d.Groups[0].Entries = append(d.Groups[0].Entries, domain.Entry{Link: "https://blog.example.org/bare", Content: "<p>No time, no author.</p>"})
+	cases := []struct {
+		link, text, dir string
+	}{
+		{"https://he.example/1", "דנה · 21 Nov 2020, 14:05", "rtl"},
+		{"https://he.example/2", "", "rtl"},
+		{"https://blog.example.org/posts/hello", "Ada · 21 Nov 2020, 14:05", ""},
+		{"https://blog.example.org/bare", "", ""},
+	}
+	he := &d.Groups[len(d.Groups)-1]
+	he.Entries[0].Published = utc("2020-11-21T14:05:00Z")
+	doc, _ := digestDoc(t, d)
+	_, mailHTML := emailParts(t, d)
+	mail := parseHTML(t, mailHTML)
+	for _, c := range cases {
+		meta := doc.Find(`article:has(a[href="` + c.link + `"]) p.m`)
+		if c.text == "" {
+			if meta.Length() != 0 {
+				t.Errorf("%s: a meta line %q without author or time", c.link, meta.Text())
+			}
+		} else if meta.Text() != c.text || meta.AttrOr("dir", "") != c.dir {
+			t.Errorf("%s: meta line %q dir=%q, want %q dir=%q", c.link, meta.Text(), meta.AttrOr("dir", ""), c.text, c.dir)
+		}
+		if c.text == "" {
+			continue
+		}
+		line := mail.Find(`h3:has(a[href="` + c.link + `"]), h4:has(a[href="` + c.link + `"])`).Next()
+		if line.Text() != c.text || line.AttrOr("dir", "") != c.dir {
+			t.Errorf("email %s: meta line %q dir=%q, want %q dir=%q", c.link, line.Text(), line.AttrOr("dir", ""), c.text, c.dir)
+		}
+	}
+}
+
+// In the plain-text email every line of a wrapped paragraph reads in the
+// paragraph's direction, as a plain-text client takes a line's direction
+// from its first letter that has one: the lines of a Hebrew excerpt
+// that wrap to start with an English phrase in brackets start with a
+// right-to-left mark, and an English paragraph's line that wraps to start
+// with Hebrew with a left-to-right one.
+func TestTextPartLinesKeepTheirParagraphsDirection(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		rtl  bool
+	}{
+		{"hebrew-bracket.txt", true},
+		{"english-quoting-hebrew.txt", false},
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "rtl", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample := strings.TrimSpace(string(raw))
+		d := sampleDigest(t)
+		d.Groups = d.Groups[:1]
+		d.Groups[0].Entries = []domain.Entry{{Title: "T", Link: "https://blog.example.org/t", Content: "<p>" + sample + "</p>"}}
+		text, _ := emailParts(t, d)
+		var lines []string
+		for _, line := range strings.Split(text, "\n") {
+			unmarked := strings.NewReplacer(leftToRightMark, "", rightToLeftMark, "").Replace(line)
+			if unmarked != "" && strings.Contains(sample, strings.TrimSpace(unmarked)) {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) < 2 {
+			t.Fatalf("%s: the sample is on %d lines of the text part:\n%s", c.file, len(lines), text)
+		}
+		misread := false // would a line read the other way without its mark?
+		for _, line := range lines {
+			words := strings.TrimLeft(line, " ")
+			if rtl, _ := strongDirection(words); rtl != c.rtl {
+				t.Errorf("%s: line %q reads the other way (rtl %v)", c.file, line, rtl)
+			}
+			if rtl, _ := strongDirection(strings.TrimLeft(words, leftToRightMark+rightToLeftMark)); rtl != c.rtl {
+				misread = true
+			}
+			if !strings.HasPrefix(line, "  ") {
+				t.Errorf("%s: line %q lost its indent", c.file, line)
+			}
+		}
+		if !misread {
+			t.Errorf("%s: no line of the sample wraps to start in the other direction; the test proves nothing", c.file)
+		}
 	}
 }

@@ -27,22 +27,70 @@ type excerptLink struct {
 }
 
 // linkExcerpt marks in excerpt (cut from the text of content, the
-// entry's sanitised HTML) the links whose text it shows. A link to the
+// entry's sanitised HTML, and going on from its title when the entry is
+// untitled: see afterTitle) the links whose text it shows. A link to the
 // entry itself (own) is left out: its URL is under the title already.
 // Text that cannot be matched to the excerpt gets no marks: never a
 // number at the wrong word.
-func linkExcerpt(content, excerpt, own string) linkedExcerpt {
-	body := strings.TrimSuffix(excerpt, "…")
-	if body == "" || !strings.Contains(content, "<a") {
+func linkExcerpt(content, excerpt, title, own string) linkedExcerpt {
+	if strings.TrimSuffix(excerpt, ellipsis) == "" || !strings.Contains(content, "<a") {
 		return linkedExcerpt{Text: excerpt}
 	}
 	doc, err := html.Parse(strings.NewReader(content))
 	if err != nil || findBody(doc) == nil {
 		return linkedExcerpt{Text: excerpt}
 	}
+	root := findBody(doc)
+	body, lead, ok := excerptBody(root, excerpt, title)
+	if !ok {
+		return linkedExcerpt{Text: excerpt}
+	}
 	l := excerptLinker{body: body, own: own}
-	l.walk(findBody(doc))
-	return l.result(excerpt)
+	l.walk(root)
+	if lead == 0 {
+		return l.result(excerpt)
+	}
+	// The title's words were read to find the excerpt's, and their
+	// links are the title's.
+	l.dropBefore(lead)
+	whole := l.result(body + excerpt[len(ellipsis)+len(body)-lead:])
+	whole.Text = ellipsis + whole.Text[lead:]
+	return whole
+}
+
+// excerptBody is the text the linker looks for in the tree below root:
+// excerpt without its closing "…", and, when excerpt goes on from an
+// untitled entry's title (it opens with "…" and the tree's text with
+// the title's words), those words first; lead is their length. ok is
+// false when the excerpt does not go on from the tree's text.
+func excerptBody(root *html.Node, excerpt, title string) (body string, lead int, ok bool) {
+	body = strings.TrimSuffix(excerpt, ellipsis)
+	rest, goesOn := strings.CutPrefix(body, ellipsis)
+	if !goesOn {
+		return body, 0, true
+	}
+	text := treeText(root)
+	shown := strings.TrimSuffix(title, ellipsis)
+	if shown == "" || !strings.HasPrefix(text, shown) {
+		return body, 0, true // an excerpt of a titled entry that opens with "…"
+	}
+	lead = restStart(text, title)
+	if !strings.HasPrefix(text[lead:], rest) {
+		return "", 0, false
+	}
+	return text[:lead] + rest, lead, true
+}
+
+// dropBefore forgets the links marked within the first n bytes of the
+// body.
+func (l *excerptLinker) dropBefore(n int) {
+	links, at := l.links[:0], l.at[:0]
+	for i, a := range l.at {
+		if a > n {
+			links, at = append(links, l.links[i]), append(at, a)
+		}
+	}
+	l.links, l.at = links, at
 }
 
 type excerptLinker struct {
@@ -91,7 +139,7 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 	}
 	block := n.Type == html.ElementNode && blockText[n.Data]
 	if block {
-		l.text.write(" ")
+		l.text.block()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if !l.walk(c) {
@@ -99,7 +147,7 @@ func (l *excerptLinker) walk(n *html.Node) bool {
 		}
 	}
 	if block {
-		l.text.write(" ")
+		l.text.block()
 	}
 	return true
 }
@@ -121,6 +169,9 @@ func (l *excerptLinker) link(n *html.Node, href string) {
 	w := textWriter{limit: -1}
 	w.write(n)
 	l.text.write(w.String())
+	if w.pending { // a block inside the link ended it
+		l.text.block()
+	}
 	end, where := l.seen()
 	if where != differs && end > start && href != l.own {
 		l.add(href, min(end, len(l.body)))
@@ -132,8 +183,7 @@ func (l *excerptLinker) link(n *html.Node, href string) {
 // email needs of the HTML (see linkExcerpt), where a digest's email
 // drops the HTML itself to stay small.
 func ExcerptHTML(f domain.Fragments) string {
-	body := strings.TrimSuffix(f.Excerpt, "…")
-	if body == "" || !strings.Contains(f.HTML, "<a") {
+	if strings.TrimSuffix(f.Excerpt, ellipsis) == "" || !strings.Contains(f.HTML, "<a") {
 		return ""
 	}
 	doc, err := html.Parse(strings.NewReader(f.HTML))
@@ -141,8 +191,13 @@ func ExcerptHTML(f domain.Fragments) string {
 		return ""
 	}
 	root := findBody(doc)
+	body, lead, ok := excerptBody(root, f.Excerpt, f.Title)
+	if !ok {
+		return ""
+	}
 	l := excerptLinker{body: body}
 	l.walk(root)
+	l.dropBefore(lead)
 	if len(l.links) == 0 {
 		return ""
 	}
@@ -207,11 +262,18 @@ func linkTarget(n *html.Node) string {
 }
 
 // collapser holds text written in pieces with whitespace collapsed as
-// collapseSpace does and no trailing space: each piece costs its own
-// length, however many pieces of nothing but space come first.
+// collapseSpace does and no trailing space, and blocks parted as
+// textWriter parts them: each piece costs its own length, however many
+// pieces of nothing but space come first.
 type collapser struct {
 	strings.Builder
-	space bool // a space is owed before the next word
+	space   bool // a space is owed before the next word
+	pending bool // a block ended or began: blockSeparator is owed
+}
+
+// block notes the start or the end of a block.
+func (c *collapser) block() {
+	c.pending = true
 }
 
 func (c *collapser) write(s string) {
@@ -219,6 +281,13 @@ func (c *collapser) write(s string) {
 		if unicode.IsSpace(r) {
 			c.space = c.Len() > 0
 			continue
+		}
+		if c.pending && visible(r) {
+			if c.Len() > 0 {
+				c.WriteString(blockSeparator(c.String()))
+				c.space = false
+			}
+			c.pending = false
 		}
 		if c.space {
 			c.WriteByte(' ')

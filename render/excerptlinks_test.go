@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestLinkExcerpt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := linkExcerpt(tt.html, tt.excerpt, own)
+			got := linkExcerpt(tt.html, tt.excerpt, "", own)
 			if got.Text != tt.want {
 				t.Errorf("text %q, want %q", got.Text, tt.want)
 			}
@@ -63,8 +64,12 @@ func FuzzLinkExcerpt(f *testing.F) {
 		if words < 1 || words > 50 || !utf8.ValidString(content) {
 			return
 		}
-		excerpt := cut(plainText(content), words, excerptChars)
-		got := linkExcerpt(content, excerpt, "")
+		excerpt, title := cut(plainText(content), words, excerptChars), ""
+		if words%2 == 0 { // as an untitled entry's: going on from its title
+			title = displayTitle("", plainText(content))
+			excerpt = afterTitle(plainText(content), title)
+		}
+		got := linkExcerpt(content, excerpt, title, "")
 		unmarked := got.Text
 		for _, l := range got.Links {
 			mark := " [" + strconv.Itoa(l.N) + "]"
@@ -77,7 +82,7 @@ func FuzzLinkExcerpt(f *testing.F) {
 			t.Fatalf("marked %q does not come from %q", got.Text, excerpt)
 		}
 		// What an email keeps of the HTML marks the same links.
-		kept := linkExcerpt(ExcerptHTML(domain.Fragments{HTML: content, Excerpt: excerpt}), excerpt, "")
+		kept := linkExcerpt(ExcerptHTML(domain.Fragments{HTML: content, Excerpt: excerpt, Title: title}), excerpt, title, "")
 		if kept.Text != got.Text || len(kept.Links) != len(got.Links) {
 			t.Fatalf("from ExcerptHTML: %q %v, from the HTML: %q %v", kept.Text, kept.Links, got.Text, got.Links)
 		}
@@ -88,7 +93,7 @@ func FuzzLinkExcerpt(f *testing.F) {
 // post of many empty elements is read in linear time.
 func TestLinkExcerptManyEmptyElements(t *testing.T) {
 	content := "<p>" + strings.Repeat("<b> </b>", 200_000) + `<a href="https://x.example/">word</a></p>`
-	got := linkExcerpt(content, "word", "")
+	got := linkExcerpt(content, "word", "", "")
 	if got.Text != "word [1]" {
 		t.Errorf("text %q", got.Text)
 	}
@@ -105,5 +110,23 @@ func TestExcerptHTMLIsTheExcerptsPart(t *testing.T) {
 	}
 	if ExcerptHTML(domain.Fragments{HTML: "<p>No links.</p>", Excerpt: "No links."}) != "" {
 		t.Error("HTML kept for an excerpt without links")
+	}
+}
+
+// An untitled entry's excerpt, which goes on from its title, marks the
+// links of its own words, numbered from one, and not those of the words
+// its title shows; the email keeps the HTML that holds them.
+func TestUntitledExcerptLinks(t *testing.T) {
+	content := `<p>Read <a href="https://a.example/">the first</a> of my notes about soup and bread today, then <a href="https://b.example/">the second</a> one.</p>`
+	f := MakeFragments("https://blog.example.org/feed", domain.Entry{Content: content})
+	if f.Title != "Read the first of my notes about soup and bread today,…" && f.Title != "Read the first of my notes about soup and bread…" {
+		t.Fatalf("title %q", f.Title)
+	}
+	want := linkedExcerpt{Text: f.Excerpt[:len(f.Excerpt)-len(" one.")] + " [1] one.", Links: []excerptLink{{1, "https://b.example/"}}}
+	for _, html := range []string{f.HTML, ExcerptHTML(f)} {
+		got := linkExcerpt(html, f.Excerpt, f.Title, "")
+		if got.Text != want.Text || fmt.Sprint(got.Links) != fmt.Sprint(want.Links) {
+			t.Errorf("got %q %v, want %q %v", got.Text, got.Links, want.Text, want.Links)
+		}
 	}
 }

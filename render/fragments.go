@@ -18,7 +18,10 @@ import (
 //
 // 2: controls and noncharacters dropped from texts and content, image
 // maps removed, user information dropped from links.
-const FragmentRules = 2
+// 3: blocks parted in texts (blockSeparator), an untitled entry's
+// excerpt going on from its title (afterTitle), a link where a frame
+// was (linkFrames), the text's length in words (countWords).
+const FragmentRules = 3
 
 // fragmentTop is the heading level a stored fragment's content starts at:
 // below an entry's h3 (entryContentHeading for a feed outside folders).
@@ -35,6 +38,7 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 		Title:   displayTitle(e.Title, text),
 		Excerpt: cut(text, excerptWords, excerptChars),
 		HTML:    html,
+		Words:   countWords(text),
 	}
 	if tree == nil {
 		return f
@@ -43,7 +47,36 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	// a parse fewer for each.
 	f.Links = appendLinks(f.Links, tree)
 	f.Whole = f.Excerpt != "" && treeTextIs(tree, f.Excerpt)
+	if plainText(e.Title) == "" && text != "" {
+		// The title is the text's first words: the excerpt goes on
+		// from them, and the content, which starts with them too, is
+		// folded away rather than shown in the excerpt's place.
+		f.Excerpt, f.Whole = afterTitle(text, f.Title), false
+	}
 	return f
+}
+
+// afterTitle is the excerpt of an untitled entry whose text is text and
+// whose display title, its first words, is title: the words the title
+// does not show, cut as an excerpt and marked as going on from it ("…and
+// then"), or "" when the title shows them all.
+func afterTitle(text, title string) string {
+	rest := text[restStart(text, title):]
+	if rest == "" || rest == text {
+		return ""
+	}
+	return ellipsis + cut(rest, excerptWords, excerptChars)
+}
+
+// restStart is where, in text, the words after those title shows start.
+func restStart(text, title string) int {
+	rest := text
+	for range len(strings.Fields(strings.TrimSuffix(title, ellipsis))) {
+		_, after, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+		rest = after
+	}
+	rest = strings.TrimLeft(rest, " ·") // a block's separator, no word
+	return len(text) - len(rest)
 }
 
 // treeTextIs says whether treeText(tree) is text. The walk stops once the

@@ -92,7 +92,7 @@ func TestFragmentsOfOtherRulesAreMadeAgain(t *testing.T) {
 }
 
 func TestMakeFragments(t *testing.T) {
-	e := domain.Entry{Link: "/posts/1", Content: `<p>Read <a href="/other">this</a> and <a href="https://b.example/x">that</a>.</p><img src="p.png" width="1" height="1">`}
+	e := domain.Entry{Title: "Links", Link: "/posts/1", Content: `<p>Read <a href="/other">this</a> and <a href="https://b.example/x">that</a>.</p><img src="p.png" width="1" height="1">`}
 	f := MakeFragments("https://a.example/feed.xml", e)
 	wantHTML := `<p>Read <a href="https://a.example/other" rel="noopener noreferrer">this</a> and <a href="https://b.example/x" rel="noopener noreferrer">that</a>.</p>`
 	if f.HTML != wantHTML {
@@ -101,7 +101,7 @@ func TestMakeFragments(t *testing.T) {
 	if fmt.Sprint(f.Links) != "[https://a.example/other https://b.example/x]" {
 		t.Errorf("links %v", f.Links)
 	}
-	if f.Title != "Read this and that." || f.Excerpt != "Read this and that." || !f.Whole {
+	if f.Title != "Links" || f.Excerpt != "Read this and that." || !f.Whole {
 		t.Errorf("title %q, excerpt %q, whole %v", f.Title, f.Excerpt, f.Whole)
 	}
 	if !bytes.Contains([]byte(f.HTML), []byte(relSafe)) {
@@ -147,8 +147,13 @@ code</pre><p>after <b>bold <i>both</b> italic</i></p>`,
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		e := domain.Entry{Link: "https://a.example/post", Content: raw}
+		e := domain.Entry{Title: "T", Link: "https://a.example/post", Content: raw}
 		got := MakeFragments("https://a.example/feed", e)
+		e.Title = ""
+		if untitled := MakeFragments("https://a.example/feed", e); untitled.Whole ||
+			(untitled.Excerpt != "" && !strings.HasPrefix(untitled.Excerpt, ellipsis)) {
+			t.Errorf("untitled: excerpt %q whole %v, want the words after the title %q, folded content", untitled.Excerpt, untitled.Whole, untitled.Title)
+		}
 		if want := sanitize(raw, "https://a.example/post", fragmentTop); got.HTML != want {
 			t.Fatalf("HTML %q, want %q", got.HTML, want)
 		}
@@ -174,5 +179,33 @@ func BenchmarkMakeFragments(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		MakeFragments("https://site7.example/feed", e)
+	}
+}
+
+// An untitled entry's display title is its first words; its excerpt goes
+// on from them, never repeating them, and its content is folded away
+// rather than shown in the excerpt's place.
+func TestUntitledExcerptGoesOnFromTitle(t *testing.T) {
+	cases := []struct {
+		name, title, content string
+		wantTitle, excerpt   string
+		whole                bool
+	}{
+		{"a note longer than a title", "", "<p>Just a quick note about the weather today, which was grey and wet and long.</p>",
+			"Just a quick note about the weather today, which was…", "…grey and wet and long.", false},
+		{"a note the title holds", "", "<p>Good morning, everyone.</p>", "Good morning, everyone.", "", false},
+		{"the next word after a block", "", "<h2>One two three four five six seven eight nine ten</h2><p>Eleven twelve.</p>",
+			"One two three four five six seven eight nine ten…", "…Eleven twelve.", false},
+		{"a long post", "", "<p>" + strings.Repeat("word ", 100) + "</p>",
+			"word word word word word word word word word word…", "…" + strings.TrimSpace(strings.Repeat("word ", excerptWords)) + "…", false},
+		{"a titled note keeps its excerpt", "Weather", "<p>Grey and wet.</p>", "Weather", "Grey and wet.", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := MakeFragments("https://example.org/feed", domain.Entry{Title: c.title, Content: c.content})
+			if f.Title != c.wantTitle || f.Excerpt != c.excerpt || f.Whole != c.whole {
+				t.Errorf("title %q excerpt %q whole %v, want %q %q %v", f.Title, f.Excerpt, f.Whole, c.wantTitle, c.excerpt, c.whole)
+			}
+		})
 	}
 }

@@ -38,8 +38,9 @@ func newContentPolicy() *bluemonday.Policy {
 // SanitizeHTML makes feed HTML safe to show inside our pages. base is the
 // entry's absolute URL; relative href and src values are resolved against
 // it (and dropped when there is no usable base, as they would otherwise
-// point into our own site). Tracking pixels are removed and every link
-// gets rel="noopener noreferrer".
+// point into our own site). Tracking pixels are removed, an embedded
+// frame leaves a link to what it showed (linkFrames), and every link gets
+// rel="noopener noreferrer".
 //
 // bluemonday is the security boundary; the goquery passes around it only
 // remove things (pixels before, since bluemonday drops "1px" sizes and
@@ -63,7 +64,7 @@ func sanitized(raw, base string, top int) (string, *html.Node) {
 	if strings.TrimSpace(raw) == "" {
 		return "", nil
 	}
-	clean := contentPolicy.Sanitize(dropPixels(raw))
+	clean := contentPolicy.Sanitize(dropPixels(linkFrames(raw, base)))
 	doc, err := html.Parse(strings.NewReader(clean))
 	if err != nil {
 		return "", nil

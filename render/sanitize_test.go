@@ -74,10 +74,19 @@ func TestSanitizeHostile(t *testing.T) {
 			t.Errorf("benign text %q lost; got %q", want, text)
 		}
 	}
-	if doc.Find("a[href]").Length() != 0 {
-		t.Errorf("a dangerous link kept its href: %s", out)
+	// The frames (iframe, object, embed) left links to what they showed,
+	// and nothing else kept a link.
+	frames := 0
+	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		if !strings.HasPrefix(a.Parent().Text(), "Embedded page: ") || !strings.HasPrefix(a.AttrOr("href", ""), "https://evil.example/") {
+			t.Errorf("a dangerous link kept its href: %s", out)
+		}
+		frames++
+	})
+	if frames != 3 {
+		t.Errorf("%d links where the 3 frames with an address were: %s", frames, out)
 	}
-	if strings.Contains(out, "evil.example") {
+	if doc.Find("iframe, object, embed").Length() != 0 {
 		t.Errorf("embedded evil.example survived: %s", out)
 	}
 }

@@ -25,7 +25,7 @@ func TestDisplayTitle(t *testing.T) {
 			"One two three four five six seven eight nine ten…",
 		},
 		{"blank title uses summary", domain.Entry{Title: "  <br> ", Summary: "From the summary"}, "From the summary"},
-		{"blocks do not glue words", domain.Entry{Content: "<p>one</p><p>two</p>"}, "one two"},
+		{"blocks do not glue words", domain.Entry{Content: "<p>one</p><p>two</p>"}, "one · two"},
 		{"nothing at all", domain.Entry{}, "Untitled post"},
 	}
 	for _, c := range cases {
@@ -135,6 +135,9 @@ x</pre>y`,
 	`<p>a<script>b`,
 	`<p/>x<div/>y`,
 	`<li>a<li>b</li>c</li>`,
+	`<h2>Results (2026)</h2><p>Every autumn.</p><figure><img src=x><figcaption>Photo: A. Lindqvist</figcaption></figure>Next`,
+	`<p>Done.”</p><p>Then</p><ul><li>one,<li>two</ul>`,
+	"<p>a</p>\x01<p>b</p>\v<br>c",
 }
 
 // simpleText reads the words the parser's tree holds.

@@ -17,7 +17,7 @@ func goquerySanitize(raw, base string, top int) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
 	}
-	clean := contentPolicy.Sanitize(dropPixels(raw))
+	clean := contentPolicy.Sanitize(dropPixels(linkFrames(raw, base)))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
 	if err != nil {
 		return ""

@@ -94,7 +94,8 @@ func execText(name string, data any) (string, error) {
 const textWidth = 72
 
 // wrap fills text into lines of at most textWidth characters (longer only
-// for a single long word such as a URL), each starting with indent.
+// for a single long word such as a URL), each starting with indent, and
+// each keeping the direction of the whole text (see keepDirection).
 func wrap(text, indent string) string {
 	var b strings.Builder
 	line := 0
@@ -113,6 +114,46 @@ func wrap(text, indent string) string {
 		}
 		b.WriteString(w)
 		line += n
+	}
+	return keepDirection(b.String(), text, indent)
+}
+
+// Marks of direction: invisible letters, one of each direction, which
+// StripControl keeps.
+const (
+	leftToRightMark = "\u200e"
+	rightToLeftMark = "\u200f"
+)
+
+// keepDirection marks the lines that wrap made of text, so that each
+// reads in the direction of text as a whole. A plain-text client sets
+// each line's direction from its first letter that has one: a Hebrew
+// paragraph's line that wraps to start with an English phrase, or with
+// the bracket around it, would be laid out left to right, its brackets
+// and words misplaced. So every line of right-to-left text starts with a
+// right-to-left mark (after the indent, which then stands to the right),
+// and a line of left-to-right text that starts with right-to-left
+// letters gets a left-to-right mark. An isolate (RLI…PDI) would not do:
+// a line's direction is taken from outside its isolates.
+func keepDirection(lines, text, indent string) string {
+	rtl := rightToLeft(text)
+	if !rtl && !hasRightToLeft(text) {
+		return lines
+	}
+	var b strings.Builder
+	b.Grow(len(lines) + 8*strings.Count(lines, "\n"))
+	for i, line := range strings.Split(lines, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		words := strings.TrimPrefix(line, indent)
+		b.WriteString(line[:len(line)-len(words)])
+		if lineRTL, found := strongDirection(words); rtl {
+			b.WriteString(rightToLeftMark)
+		} else if found && lineRTL {
+			b.WriteString(leftToRightMark)
+		}
+		b.WriteString(words)
 	}
 	return b.String()
 }

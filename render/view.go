@@ -197,14 +197,19 @@ type entryView struct {
 	Nested                       bool   // under a folder heading: see groupView.Nested
 	Lang                         string // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
+	// Dir is "rtl" for an entry whose title (else text) reads right to
+	// left: its meta line, our words around the feed's, aligns with it.
+	Dir string
 	// Whole says the excerpt is the entry's whole text: the page shows the
 	// content in its place, and no "Read here" repeats it.
 	Whole     bool
 	Time      timeView
 	FirstSeen bool
-	MetaText  string // author and time, for plain text
-	Excerpt   string
-	Content   template.HTML
+	// ReadingTime is "7 min read" for a long entry, "" for a short one.
+	ReadingTime string
+	MetaText    string // author, time and reading time, for plain text
+	Excerpt     string
+	Content     template.HTML
 	// Enclosures are the files the entry carries (a podcast's audio),
 	// each a link that says what it is.
 	Enclosures []enclosureView
@@ -216,7 +221,7 @@ type entryView struct {
 // TextExcerpt is the excerpt as the plain-text email shows it: the links
 // whose text it shows marked by number and listed (see linkExcerpt).
 func (ev entryView) TextExcerpt() linkedExcerpt {
-	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.URL)
+	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -509,11 +514,14 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		when, ev.FirstSeen = e.FirstSeen, true
 	}
 	ev.Time = showTime(when, loc, entryLayout)
+	ev.ReadingTime = readingTime(f.Words)
 	ev.MetaText = metaText(ev)
+	ev.Dir = entryDir(ev.Title, ev.Excerpt)
 	return ev, f.Links
 }
 
-// metaText is the "by whom, when" line of the plain-text email.
+// metaText is the "by whom, when" line of the plain-text email (the
+// feed's name is the heading of the entry's section).
 func metaText(ev entryView) string {
 	var parts []string
 	if ev.Author != "" {
@@ -525,6 +533,9 @@ func metaText(ev entryView) string {
 			when = "first seen " + when
 		}
 		parts = append(parts, when)
+	}
+	if ev.ReadingTime != "" {
+		parts = append(parts, ev.ReadingTime)
 	}
 	return strings.Join(parts, " · ")
 }

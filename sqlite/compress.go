@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -44,15 +45,16 @@ func decompress(b []byte, plain string) (string, error) {
 // packShown compresses an entry's texts and its fragments (all but the
 // rules and the title, which have columns of their own) in one zstd
 // frame, each field as its length (uvarint) and bytes: content, summary,
-// HTML, excerpt, links (one per line), whole ("1" or ""). The HTML
-// follows the content it was made from, so it costs little.
+// HTML, excerpt, links (one per line), whole ("1" or ""), words (in
+// decimal; frames packed before fragment rules 3 end before it). The
+// HTML follows the content it was made from, so it costs little.
 func packShown(e domain.Entry) []byte {
 	f := e.Fragments
 	whole := ""
 	if f.Whole {
 		whole = "1"
 	}
-	fields := []string{e.Content, e.Summary, f.HTML, f.Excerpt, strings.Join(f.Links, "\n"), whole}
+	fields := []string{e.Content, e.Summary, f.HTML, f.Excerpt, strings.Join(f.Links, "\n"), whole, strconv.Itoa(f.Words)}
 	var raw []byte
 	for _, s := range fields {
 		raw = binary.AppendUvarint(raw, uint64(len(s)))
@@ -78,8 +80,11 @@ func unpackShown(b []byte, e *domain.Entry, withTexts bool) error {
 	if err != nil {
 		return fmt.Errorf("stored entry text is damaged: %w", err)
 	}
-	var fields [6]string
+	var fields [7]string
 	for i := range fields {
+		if i == len(fields)-1 && len(raw) == 0 {
+			break // packed without words
+		}
 		n, k := binary.Uvarint(raw)
 		if k <= 0 || n > uint64(len(raw)-k) {
 			return errShownDamaged
@@ -93,6 +98,13 @@ func unpackShown(b []byte, e *domain.Entry, withTexts bool) error {
 		e.Content, e.Summary = fields[0], fields[1]
 	}
 	e.Fragments.HTML, e.Fragments.Excerpt, e.Fragments.Whole = fields[2], fields[3], fields[5] == "1"
+	if fields[6] != "" {
+		words, err := strconv.Atoi(fields[6])
+		if err != nil {
+			return errShownDamaged
+		}
+		e.Fragments.Words = words
+	}
 	if fields[4] != "" {
 		e.Fragments.Links = strings.Split(fields[4], "\n")
 	}

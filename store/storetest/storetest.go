@@ -271,7 +271,7 @@ func testKnownEntriesTakeTheirNewestVersion(t *testing.T, newStore NewStore) {
 	f := subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)["https://a.example/feed"]
 	plain := domain.Entry{Key: "id:plain", Title: "Plain", Link: "https://a.example/plain", Content: "<p>first</p>"}
 	shown := domain.Entry{Key: "id:shown", Title: "Shown", Link: "https://a.example/shown", Content: "<p>raw</p>",
-		Fragments: domain.Fragments{Rules: 1, Title: "Shown", HTML: "<p>made</p>", Excerpt: "made", Links: []string{}}}
+		Fragments: domain.Fragments{Rules: 1, Title: "Shown", HTML: "<p>made</p>", Excerpt: "made", Links: []string{}, Words: 230}}
 	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0); err != nil || st.New != 2 {
 		t.Fatalf("first save %+v, %v", st, err)
 	}
@@ -297,14 +297,14 @@ func testKnownEntriesTakeTheirNewestVersion(t *testing.T, newStore NewStore) {
 				w.Content = "" // a listing gives the raw texts only of an entry without fragments
 			}
 			if g.Title != w.Title || g.Content != w.Content || g.Fragments.HTML != w.Fragments.HTML ||
-				g.Fragments.Excerpt != w.Fragments.Excerpt || !g.FirstSeen.Equal(t0) {
+				g.Fragments.Excerpt != w.Fragments.Excerpt || g.Fragments.Words != w.Fragments.Words || !g.FirstSeen.Equal(t0) {
 				t.Errorf("%s: %s read back %+v, want %+v first seen %v", step, w.Key, g, w, t0)
 			}
 		}
 	}
 	check("unchanged", plain, shown)
 	plain.Title = "Plain, retitled"
-	shown.Fragments.HTML, shown.Fragments.Excerpt = "<p>made again</p>", "made again"
+	shown.Fragments.HTML, shown.Fragments.Excerpt, shown.Fragments.Words = "<p>made again</p>", "made again", 460
 	if st, err := savePoll(s, f, []domain.Entry{plain, shown}, t0.Add(3*time.Hour)); err != nil || st.Known != 2 {
 		t.Fatalf("changed save %+v, %v", st, err)
 	}
