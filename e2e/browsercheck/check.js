@@ -66,12 +66,19 @@ function run(cmd, args, options) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}`);
 }
 
+// buildProgram builds the Go package pkg of the module (a path from its
+// root, '.' for feeddigest itself) into tmp and returns the executable.
+function buildProgram(tmp, pkg, name) {
+  const bin = path.join(tmp, name);
+  const env = { ...process.env, CGO_ENABLED: '0' };
+  run(process.env.GO || 'go', ['build', '-o', bin, pkg], { cwd: repo, env });
+  return bin;
+}
+
 // buildDemo builds feeddigest and runs its offline demo; it returns the
 // generated site folder.
 function buildDemo(tmp) {
-  const bin = path.join(tmp, 'feeddigest');
-  const env = { ...process.env, CGO_ENABLED: '0' };
-  run(process.env.GO || 'go', ['build', '-o', bin, '.'], { cwd: repo, env });
+  const bin = buildProgram(tmp, '.', 'feeddigest');
   const out = path.join(tmp, 'demo');
   run(bin, ['demo', '-out', out], { cwd: tmp });
   return path.join(out, 'site');
@@ -212,6 +219,22 @@ async function checkPage(context, site, rel, out, problems) {
   console.log(`checked ${rel}: ${requests.length} requests, ${outside.length} non-local`);
 }
 
+// launch starts Chromium with a fresh, empty profile in tmp, for this
+// run only. Nothing leaves the machine: a non-local request is recorded
+// by the page's on('request') and aborted here.
+async function launch(tmp) {
+  const profile = path.join(tmp, 'chromium-profile');
+  fs.mkdirSync(profile);
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumArgs,
+  });
+  await context.route('**/*', (route) => (allowedURL(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+  for (const p of context.pages()) await p.close();
+  return context;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing (apt-get install chromium)`);
@@ -221,21 +244,13 @@ async function main() {
     const site = opts.site || buildDemo(tmp);
     const pages = pagesOf(site);
     requirePages(pages);
-    fs.rmSync(opts.out, { recursive: true, force: true });
+    // Its own screenshots only: scenario.js writes to a folder inside.
     fs.mkdirSync(opts.out, { recursive: true });
+    for (const e of fs.readdirSync(opts.out, { withFileTypes: true })) {
+      if (e.isFile() && e.name.endsWith('.png')) fs.rmSync(path.join(opts.out, e.name));
+    }
 
-    // A fresh, empty user data dir for this run only.
-    const profile = path.join(tmp, 'chromium-profile');
-    fs.mkdirSync(profile);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: chromiumArgs,
-    });
-    // Nothing leaves the machine: a non-local request is recorded by
-    // page.on('request') above and aborted here.
-    await context.route('**/*', (route) => (allowedURL(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
-    for (const p of context.pages()) await p.close();
+    context = await launch(tmp);
 
     console.log(`browser check: ${pages.length} pages of ${site} in ${chromiumPath} (${context.browser() ? context.browser().version() : 'persistent context'})`);
     const problems = [];
@@ -255,7 +270,14 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(`browser check error: ${e && e.stack ? e.stack : e}`);
-  process.exit(1);
-});
+// scenario.js checks the review scenario's pages with the same helpers.
+module.exports = {
+  repo, chromiumPath, schemes, run, buildProgram, launch, allowedURL, axeRun, describeViolation, tableProblems,
+};
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(`browser check error: ${e && e.stack ? e.stack : e}`);
+    process.exit(1);
+  });
+}
