@@ -124,6 +124,17 @@ func slug(title string, n int) string {
 	return s
 }
 
+// linksParagraph is a paragraph that opens with lead and links to n of
+// the "url|text" pieces of section from the i-th on.
+func linksParagraph(t texts, section, lead string, i, n int) string {
+	var links []string
+	for _, piece := range t.run(section, i, n) {
+		url, text, _ := strings.Cut(piece, "|")
+		links = append(links, fmt.Sprintf("<a href=\"%s\">%s</a>", html.EscapeString(url), html.EscapeString(text)))
+	}
+	return fmt.Sprintf("<p>%s %s.</p>\n", html.EscapeString(lead), strings.Join(links, " and "))
+}
+
 func datedLink(site string, t time.Time, title string, n int) string {
 	return fmt.Sprintf("%s/%s/%s", site, t.Format("2006/01/02"), slug(title, n))
 }
@@ -138,9 +149,12 @@ func blogFeed(string) (*feed, error) {
 	daily(1, backlogFrom, func(n int, day time.Time) {
 		at := day.Add(9*time.Hour + 30*time.Minute)
 		title := t.pick("titles", n)
+		body := paragraphs(t.run("paragraphs", n, 1+(n*5)%6))
+		if n%3 == 0 {
+			body += linksParagraph(t, "links", "Elsewhere:", n, 2)
+		}
 		f.Items = append(f.Items, item{ID: fmt.Sprintf("slowmornings-%d", n), Title: title,
-			Link: datedLink(f.Site, at, title, n), HTML: paragraphs(t.run("paragraphs", n*2, 1+(n*5)%6)),
-			Author: "Hannah Reed", Published: at})
+			Link: datedLink(f.Site, at, title, n), HTML: body, Author: "Hannah Reed", Published: at})
 	})
 	return f, nil
 }
@@ -188,9 +202,10 @@ func newsFeed(string) (*feed, error) {
 }
 
 // longReadsFeed publishes a long read every other day: every paragraph
-// of its texts (about 2,000 words), from a different one each time, a
+// of its texts (about 3,000 words), from a different one each time, a
 // figure with a caption first and after every sixth paragraph, a heading
-// before every fourth; its images are on base.
+// before every fourth, links to further reading last; its images are on
+// base.
 func longReadsFeed(base string) (*feed, error) {
 	t, err := readTexts("longreads")
 	if err != nil {
@@ -217,6 +232,7 @@ func longReadsFeed(base string) (*feed, error) {
 				figure(k)
 			}
 		}
+		b.WriteString(linksParagraph(t, "sources", "Further reading:", n, 3))
 		title := t.pick("titles", n)
 		it := item{ID: fmt.Sprintf("tag:fieldnotes.example,2026:%d", n), Title: title, Link: datedLink(f.Site, at, title, n),
 			HTML: b.String(), Author: "Astrid Lindqvist", Published: at}
