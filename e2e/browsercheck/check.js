@@ -45,14 +45,17 @@ const chromiumArgs = [
 ];
 const schemes = ['light', 'dark'];
 
-function parseArgs(argv) {
-  const opts = { site: '', out: path.join(repo, 'ci-artifacts', 'screenshots') };
+// parseOptions reads --NAME DIR arguments into opts, whose keys are the
+// names it knows (each a folder, made absolute); anything else ends the
+// process with usage.
+function parseOptions(argv, opts, usage) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if ((a === '--site' || a === '--out') && i + 1 < argv.length) {
-      opts[a.slice(2)] = path.resolve(argv[++i]);
+    const name = a.startsWith('--') ? a.slice(2) : '';
+    if (Object.hasOwn(opts, name) && i + 1 < argv.length) {
+      opts[name] = path.resolve(argv[++i]);
     } else {
-      console.error(`usage: node check.js [--site DIR] [--out DIR] (unknown argument ${a})`);
+      console.error(`usage: ${usage} (unknown argument ${a})`);
       process.exit(2);
     }
   }
@@ -159,6 +162,36 @@ async function tableProblems(page) {
   });
 }
 
+// scriptsAndScheme finds any <script> in the page, and checks that the
+// colour scheme asked for took effect.
+async function scriptsAndScheme(page, where, scheme, problems) {
+  const scripts = await page.locator('script').count();
+  if (scripts > 0) problems.push(`${where}: ${scripts} <script> element(s)`);
+  const matches = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+  if (matches !== (scheme === 'dark')) problems.push(`${where}: colour scheme emulation did not take effect`);
+}
+
+// axeClosedAndOpen runs axe on the page as loaded, then with every
+// <details> open; it leaves them open.
+async function axeClosedAndOpen(page, where, problems) {
+  for (const state of ['closed', 'open']) {
+    if (state === 'open') {
+      const n = await page.evaluate(() => {
+        const ds = document.querySelectorAll('details');
+        ds.forEach((d) => { d.open = true; });
+        return ds.length;
+      });
+      if (n === 0) continue;
+    }
+    const res = await axeRun(page);
+    for (const v of res.violations) problems.push(`${where} (details ${state}): axe violation\n${describeViolation(v)}`);
+    for (const v of res.incomplete) {
+      console.log(`  note ${where} (details ${state}): axe needs review: ${v.id} (${v.nodes.length} nodes): ${v.help}`);
+    }
+    console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.passes ? res.passes.length : '-'} passes`);
+  }
+}
+
 async function checkPage(context, site, rel, out, problems) {
   const url = pathToFileURL(path.join(site, rel)).href;
   const page = await context.newPage();
@@ -173,30 +206,12 @@ async function checkPage(context, site, rel, out, problems) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(url, { waitUntil: 'load' });
 
-      const scripts = await page.locator('script').count();
-      if (scripts > 0) problems.push(`${where}: ${scripts} <script> element(s)`);
-      const matches = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
-      if (matches !== (scheme === 'dark')) problems.push(`${where}: colour scheme emulation did not take effect`);
+      await scriptsAndScheme(page, where, scheme, problems);
 
       const shot = path.join(out, `${shotBase}.${scheme}.png`);
       await page.screenshot({ path: shot, fullPage: true });
 
-      for (const state of ['closed', 'open']) {
-        if (state === 'open') {
-          const n = await page.evaluate(() => {
-            const ds = document.querySelectorAll('details');
-            ds.forEach((d) => { d.open = true; });
-            return ds.length;
-          });
-          if (n === 0) continue;
-        }
-        const res = await axeRun(page);
-        for (const v of res.violations) problems.push(`${where} (details ${state}): axe violation\n${describeViolation(v)}`);
-        for (const v of res.incomplete) {
-          console.log(`  note ${where} (details ${state}): axe needs review: ${v.id} (${v.nodes.length} nodes): ${v.help}`);
-        }
-        console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.passes ? res.passes.length : '-'} passes`);
-      }
+      await axeClosedAndOpen(page, where, problems);
 
       // Every column of every table in sight on a 1200 px screen.
       await page.setViewportSize({ width: 1200, height: 800 });
@@ -236,7 +251,8 @@ async function launch(tmp) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseOptions(process.argv.slice(2), { site: '', out: path.join(repo, 'ci-artifacts', 'screenshots') },
+    'node check.js [--site DIR] [--out DIR]');
   if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing (apt-get install chromium)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'feeddigest-browsercheck-'));
   let context;
@@ -272,7 +288,7 @@ async function main() {
 
 // scenario.js checks the review scenario's pages with the same helpers.
 module.exports = {
-  repo, chromiumPath, schemes, run, buildProgram, launch, allowedURL, axeRun, describeViolation, tableProblems,
+  repo, chromiumPath, schemes, parseOptions, run, buildProgram, launch, allowedURL, scriptsAndScheme, axeClosedAndOpen, tableProblems,
 };
 
 if (require.main === module) {

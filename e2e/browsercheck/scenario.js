@@ -36,20 +36,6 @@ const widths = [
   { width: 390, height: 844 },
 ];
 
-function parseArgs(argv) {
-  const opts = { scenario: '', out: path.join(check.repo, 'ci-artifacts', 'screenshots', 'scenario') };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if ((a === '--scenario' || a === '--out') && i + 1 < argv.length) {
-      opts[a.slice(2)] = path.resolve(argv[++i]);
-    } else {
-      console.error(`usage: node scenario.js [--scenario DIR] [--out DIR] (unknown argument ${a})`);
-      process.exit(2);
-    }
-  }
-  return opts;
-}
-
 // buildScenario builds feeddigest and the scenario, runs it into tmp and
 // returns the scenario's folder.
 function buildScenario(tmp) {
@@ -58,22 +44,6 @@ function buildScenario(tmp) {
   const out = path.join(tmp, 'scenario');
   check.run(scenario, ['-bin', bin, '-out', out], { cwd: tmp });
   return out;
-}
-
-async function axeBoth(page, where, problems) {
-  for (const state of ['closed', 'open']) {
-    if (state === 'open') {
-      const n = await page.evaluate(() => {
-        const ds = document.querySelectorAll('details');
-        ds.forEach((d) => { d.open = true; });
-        return ds.length;
-      });
-      if (n === 0) continue;
-    }
-    const res = await check.axeRun(page);
-    for (const v of res.violations) problems.push(`${where} (details ${state}): axe violation\n${check.describeViolation(v)}`);
-    console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.incomplete.length} to review`);
-  }
 }
 
 async function checkPage(context, site, name, rel, out, problems) {
@@ -91,10 +61,7 @@ async function checkPage(context, site, name, rel, out, problems) {
         await page.emulateMedia({ colorScheme: scheme });
         await page.goto(url, { waitUntil: 'load' });
 
-        const scripts = await page.locator('script').count();
-        if (scripts > 0) problems.push(`${where}: ${scripts} <script> element(s)`);
-        const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
-        if (dark !== (scheme === 'dark')) problems.push(`${where}: colour scheme emulation did not take effect`);
+        await check.scriptsAndScheme(page, where, scheme, problems);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow}px`);
         for (const p of await check.tableProblems(page)) problems.push(`${where}: ${p}`);
@@ -104,7 +71,7 @@ async function checkPage(context, site, name, rel, out, problems) {
         const height = await page.evaluate(() => document.documentElement.scrollHeight);
         console.log(`  ${where}: ${path.relative(check.repo, shot)} (${height}px tall)`);
 
-        await axeBoth(page, where, problems);
+        await check.axeClosedAndOpen(page, where, problems);
       }
     }
   } finally {
@@ -116,7 +83,9 @@ async function checkPage(context, site, name, rel, out, problems) {
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = check.parseOptions(process.argv.slice(2),
+    { scenario: '', out: path.join(check.repo, 'ci-artifacts', 'screenshots', 'scenario') },
+    'node scenario.js [--scenario DIR] [--out DIR]');
   if (!fs.existsSync(check.chromiumPath)) throw new Error(`${check.chromiumPath} is missing (apt-get install chromium)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'feeddigest-scenario-'));
   let context;

@@ -244,14 +244,17 @@ func longReadsFeed(base string) (*feed, error) {
 	return f, nil
 }
 
-// rtlFeed is a feed in a right-to-left language: perDay posts a day at
-// the hours given, each of one to three paragraphs.
-func rtlFeed(name, path, title, site, lang string, hours []int) (*feed, error) {
+// dailyPosts fills f with posts of the texts name (its titles and
+// paragraphs, its "feed title" when f has none), one at each of hours
+// every day, each of one to three paragraphs.
+func dailyPosts(name string, f *feed, hours []int) (*feed, error) {
 	t, err := readTexts(name)
 	if err != nil {
 		return nil, err
 	}
-	f := &feed{Path: path, Format: "rss", Title: title, Site: site, Language: lang, Window: 15}
+	if f.Title == "" {
+		f.Title = t.pick("feed title", 0)
+	}
 	daily(1, backlogFrom, func(d int, day time.Time) {
 		for k, h := range hours {
 			n := d*len(hours) + k
@@ -265,11 +268,13 @@ func rtlFeed(name, path, title, site, lang string, hours []int) (*feed, error) {
 }
 
 func arabicFeed(string) (*feed, error) {
-	return rtlFeed("arabic", "/garden-ar.xml", "حديقة المدينة", "https://hadiqa.example", "ar", []int{8})
+	f := &feed{Path: "/garden-ar.xml", Format: "rss", Title: "حديقة المدينة", Site: "https://hadiqa.example", Language: "ar", Window: 15}
+	return dailyPosts("arabic", f, []int{8})
 }
 
 func hebrewFeed(string) (*feed, error) {
-	return rtlFeed("hebrew", "/city-he.xml", "יומן העיר", "https://yoman.example", "he", []int{10, 17})
+	f := &feed{Path: "/city-he.xml", Format: "rss", Title: "יומן העיר", Site: "https://yoman.example", Language: "he", Window: 15}
+	return dailyPosts("hebrew", f, []int{10, 17})
 }
 
 // microblogFeed is a JSON Feed of untitled posts, four a day.
@@ -293,21 +298,8 @@ func microblogFeed(string) (*feed, error) {
 // russianFeed is a Russian feed with a 105-character title, two posts a
 // day.
 func russianFeed(string) (*feed, error) {
-	t, err := readTexts("russian")
-	if err != nil {
-		return nil, err
-	}
-	f := &feed{Path: "/gorod.xml", Format: "rss", Title: t.pick("feed title", 0), Site: "https://gorod-zametki.example",
-		Language: "ru", Window: 20}
-	daily(1, backlogFrom, func(d int, day time.Time) {
-		for k, h := range []int{6, 15} {
-			n := d*2 + k
-			at := day.Add(time.Duration(h) * time.Hour)
-			f.Items = append(f.Items, item{ID: fmt.Sprintf("gorod-%d", n), Title: t.pick("titles", n),
-				Link: fmt.Sprintf("%s/news/%d", f.Site, 7000+n), HTML: paragraphs(t.run("paragraphs", n, 1+n%2)), Published: at})
-		}
-	})
-	return f, nil
+	f := &feed{Path: "/gorod.xml", Format: "rss", Site: "https://gorod-zametki.example", Language: "ru", Window: 20}
+	return dailyPosts("russian", f, []int{6, 15})
 }
 
 // workshopFeed embeds a YouTube video in each post, every other day.

@@ -23,11 +23,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -43,11 +41,9 @@ import (
 // ben's (07:00 in New York), and one in the evening for retries.
 var runHours = []int{5, 7, 12, 18}
 
-const marker = ".feeddigest-scenario"
-
 func main() {
 	bin := flag.String("bin", "", "the feeddigest `BINARY` to run (required)")
-	out := flag.String("out", "", "the `DIR` to build the scenario in; emptied first if an earlier scenario made it (required)")
+	out := flag.String("out", "", "the `DIR` to build the scenario in: empty, or one an earlier scenario finished (required)")
 	flag.Parse()
 	if *bin == "" || *out == "" || flag.NArg() > 0 {
 		flag.Usage()
@@ -116,18 +112,10 @@ func buildScenario(ctx context.Context, bin, out string, w io.Writer) error {
 	return nil
 }
 
-// prepare makes out ready, clearing only a folder an earlier scenario
-// made.
+// prepare makes out ready: a folder an earlier scenario finished (it
+// holds scenario.json) is replaced; any other must be empty or absent.
 func prepare(out string) error {
-	entries, err := os.ReadDir(out)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	case len(entries) > 0:
-		if _, err := os.Stat(filepath.Join(out, marker)); err != nil {
-			return fmt.Errorf("%s is not empty and was not made by the scenario; choose another folder with -out", out)
-		}
+	if _, err := os.Stat(filepath.Join(out, "scenario.json")); err == nil {
 		if err := os.RemoveAll(out); err != nil {
 			return err
 		}
@@ -135,7 +123,11 @@ func prepare(out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, marker), []byte("made by e2e/browsercheck/scenario; safe to delete\n"), 0o644)
+	entries, err := os.ReadDir(out)
+	if err == nil && len(entries) > 0 {
+		err = fmt.Errorf("%s is not empty and holds no scenario.json; choose another folder with -out", out)
+	}
+	return err
 }
 
 // runFeeddigest runs one pass at now and prints its first line of

@@ -284,3 +284,35 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 		}
 	}
 }
+
+// A folder the scenario did not finish is never emptied; one it finished
+// is replaced.
+func TestPrepareClearsOnlyAFinishedScenario(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepare(dir); err == nil {
+		t.Fatal("prepare accepted a folder holding someone's notes")
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Fatalf("prepare removed what it did not make: %v", err)
+	}
+	done := filepath.Join(dir, "done")
+	if err := os.MkdirAll(filepath.Join(done, "site"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(done, "scenario.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := prepare(done); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(done); len(entries) != 0 {
+		t.Errorf("a finished scenario's folder still holds %d files", len(entries))
+	}
+	if err := prepare(filepath.Join(dir, "new")); err != nil {
+		t.Errorf("a folder that does not exist yet: %v", err)
+	}
+}
