@@ -21,6 +21,9 @@
 //               running the demo
 //   --out DIR   screenshot folder (default: <repo>/ci-artifacts/screenshots)
 // Environment: CHROMIUM (default /usr/bin/chromium), GO (default: go on PATH).
+//
+// scenario.js, the screenshots for review, uses the helpers this file
+// exports.
 'use strict';
 
 const fs = require('fs');
