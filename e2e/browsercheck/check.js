@@ -21,6 +21,9 @@
 //               running the demo
 //   --out DIR   screenshot folder (default: <repo>/ci-artifacts/screenshots)
 // Environment: CHROMIUM (default /usr/bin/chromium), GO (default: go on PATH).
+//
+// scenario.js, the screenshots for review, uses the helpers this file
+// exports.
 'use strict';
 
 const fs = require('fs');
@@ -45,14 +48,17 @@ const chromiumArgs = [
 ];
 const schemes = ['light', 'dark'];
 
-function parseArgs(argv) {
-  const opts = { site: '', out: path.join(repo, 'ci-artifacts', 'screenshots') };
+// parseOptions reads --NAME DIR arguments into opts, whose keys are the
+// names it knows (each a folder, made absolute); anything else ends the
+// process with usage.
+function parseOptions(argv, opts, usage) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if ((a === '--site' || a === '--out') && i + 1 < argv.length) {
-      opts[a.slice(2)] = path.resolve(argv[++i]);
+    const name = a.startsWith('--') ? a.slice(2) : '';
+    if (Object.hasOwn(opts, name) && i + 1 < argv.length) {
+      opts[name] = path.resolve(argv[++i]);
     } else {
-      console.error(`usage: node check.js [--site DIR] [--out DIR] (unknown argument ${a})`);
+      console.error(`usage: ${usage} (unknown argument ${a})`);
       process.exit(2);
     }
   }
@@ -66,12 +72,19 @@ function run(cmd, args, options) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}`);
 }
 
+// buildProgram builds the Go package pkg of the module (a path from its
+// root, '.' for feeddigest itself) into tmp and returns the executable.
+function buildProgram(tmp, pkg, name) {
+  const bin = path.join(tmp, name);
+  const env = { ...process.env, CGO_ENABLED: '0' };
+  run(process.env.GO || 'go', ['build', '-o', bin, pkg], { cwd: repo, env });
+  return bin;
+}
+
 // buildDemo builds feeddigest and runs its offline demo; it returns the
 // generated site folder.
 function buildDemo(tmp) {
-  const bin = path.join(tmp, 'feeddigest');
-  const env = { ...process.env, CGO_ENABLED: '0' };
-  run(process.env.GO || 'go', ['build', '-o', bin, '.'], { cwd: repo, env });
+  const bin = buildProgram(tmp, '.', 'feeddigest');
   const out = path.join(tmp, 'demo');
   run(bin, ['demo', '-out', out], { cwd: tmp });
   return path.join(out, 'site');
@@ -152,6 +165,36 @@ async function tableProblems(page) {
   });
 }
 
+// scriptsAndScheme finds any <script> in the page, and checks that the
+// colour scheme asked for took effect.
+async function scriptsAndScheme(page, where, scheme, problems) {
+  const scripts = await page.locator('script').count();
+  if (scripts > 0) problems.push(`${where}: ${scripts} <script> element(s)`);
+  const matches = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+  if (matches !== (scheme === 'dark')) problems.push(`${where}: colour scheme emulation did not take effect`);
+}
+
+// axeClosedAndOpen runs axe on the page as loaded, then with every
+// <details> open; it leaves them open.
+async function axeClosedAndOpen(page, where, problems) {
+  for (const state of ['closed', 'open']) {
+    if (state === 'open') {
+      const n = await page.evaluate(() => {
+        const ds = document.querySelectorAll('details');
+        ds.forEach((d) => { d.open = true; });
+        return ds.length;
+      });
+      if (n === 0) continue;
+    }
+    const res = await axeRun(page);
+    for (const v of res.violations) problems.push(`${where} (details ${state}): axe violation\n${describeViolation(v)}`);
+    for (const v of res.incomplete) {
+      console.log(`  note ${where} (details ${state}): axe needs review: ${v.id} (${v.nodes.length} nodes): ${v.help}`);
+    }
+    console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.passes ? res.passes.length : '-'} passes`);
+  }
+}
+
 async function checkPage(context, site, rel, out, problems) {
   const url = pathToFileURL(path.join(site, rel)).href;
   const page = await context.newPage();
@@ -166,30 +209,12 @@ async function checkPage(context, site, rel, out, problems) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(url, { waitUntil: 'load' });
 
-      const scripts = await page.locator('script').count();
-      if (scripts > 0) problems.push(`${where}: ${scripts} <script> element(s)`);
-      const matches = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
-      if (matches !== (scheme === 'dark')) problems.push(`${where}: colour scheme emulation did not take effect`);
+      await scriptsAndScheme(page, where, scheme, problems);
 
       const shot = path.join(out, `${shotBase}.${scheme}.png`);
       await page.screenshot({ path: shot, fullPage: true });
 
-      for (const state of ['closed', 'open']) {
-        if (state === 'open') {
-          const n = await page.evaluate(() => {
-            const ds = document.querySelectorAll('details');
-            ds.forEach((d) => { d.open = true; });
-            return ds.length;
-          });
-          if (n === 0) continue;
-        }
-        const res = await axeRun(page);
-        for (const v of res.violations) problems.push(`${where} (details ${state}): axe violation\n${describeViolation(v)}`);
-        for (const v of res.incomplete) {
-          console.log(`  note ${where} (details ${state}): axe needs review: ${v.id} (${v.nodes.length} nodes): ${v.help}`);
-        }
-        console.log(`  ${where} details ${state}: ${res.violations.length} violations, ${res.passes ? res.passes.length : '-'} passes`);
-      }
+      await axeClosedAndOpen(page, where, problems);
 
       // Every column of every table in sight on a 1200 px screen.
       await page.setViewportSize({ width: 1200, height: 800 });
@@ -212,8 +237,25 @@ async function checkPage(context, site, rel, out, problems) {
   console.log(`checked ${rel}: ${requests.length} requests, ${outside.length} non-local`);
 }
 
+// launch starts Chromium with a fresh, empty profile in tmp, for this
+// run only. Nothing leaves the machine: a non-local request is recorded
+// by the page's on('request') and aborted here.
+async function launch(tmp) {
+  const profile = path.join(tmp, 'chromium-profile');
+  fs.mkdirSync(profile);
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumArgs,
+  });
+  await context.route('**/*', (route) => (allowedURL(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+  for (const p of context.pages()) await p.close();
+  return context;
+}
+
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseOptions(process.argv.slice(2), { site: '', out: path.join(repo, 'ci-artifacts', 'screenshots') },
+    'node check.js [--site DIR] [--out DIR]');
   if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing (apt-get install chromium)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'feeddigest-browsercheck-'));
   let context;
@@ -221,21 +263,13 @@ async function main() {
     const site = opts.site || buildDemo(tmp);
     const pages = pagesOf(site);
     requirePages(pages);
-    fs.rmSync(opts.out, { recursive: true, force: true });
+    // Its own screenshots only: scenario.js writes to a folder inside.
     fs.mkdirSync(opts.out, { recursive: true });
+    for (const e of fs.readdirSync(opts.out, { withFileTypes: true })) {
+      if (e.isFile() && e.name.endsWith('.png')) fs.rmSync(path.join(opts.out, e.name));
+    }
 
-    // A fresh, empty user data dir for this run only.
-    const profile = path.join(tmp, 'chromium-profile');
-    fs.mkdirSync(profile);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: chromiumArgs,
-    });
-    // Nothing leaves the machine: a non-local request is recorded by
-    // page.on('request') above and aborted here.
-    await context.route('**/*', (route) => (allowedURL(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
-    for (const p of context.pages()) await p.close();
+    context = await launch(tmp);
 
     console.log(`browser check: ${pages.length} pages of ${site} in ${chromiumPath} (${context.browser() ? context.browser().version() : 'persistent context'})`);
     const problems = [];
@@ -255,7 +289,14 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(`browser check error: ${e && e.stack ? e.stack : e}`);
-  process.exit(1);
-});
+// scenario.js checks the review scenario's pages with the same helpers.
+module.exports = {
+  repo, chromiumPath, schemes, parseOptions, run, buildProgram, launch, allowedURL, scriptsAndScheme, axeClosedAndOpen, tableProblems,
+};
+
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(`browser check error: ${e && e.stack ? e.stack : e}`);
+    process.exit(1);
+  });
+}
