@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// goal is one of issue 26's targets as a benchmark measured it: the
+// figure beside the goal it is held to, at most or at least.
+type goal struct {
+	name    string
+	figure  float64
+	limit   float64
+	unit    string
+	atLeast bool   // the figure should reach the limit, not stay under it
+	detail  string // what the figure is made of: the runs, say
+}
+
+// ratio is the figure over its limit: at most 1 for a goal met when the
+// figure is a ceiling, at least 1 when it is a floor to reach.
+func (g goal) ratio() float64 { return g.figure / g.limit }
+
+func (g goal) met() bool {
+	if g.atLeast {
+		return g.ratio() >= 1
+	}
+	return g.ratio() <= 1
+}
+
+// printGoals writes the goals as a table, to stdout in the benchmarks: a
+// benchmark's log is cut after a few lines.
+func printGoals(w io.Writer, title string, goals []goal) {
+	fmt.Fprintf(w, "%s:\n", title)
+	fmt.Fprintf(w, "  %-52s %12s %14s %7s  %-7s  %s\n", "target", "figure", "goal", "ratio", "", "")
+	for _, g := range goals {
+		sign := "<="
+		if g.atLeast {
+			sign = ">="
+		}
+		verdict := "met"
+		if !g.met() {
+			verdict = "NOT MET"
+		}
+		fmt.Fprintf(w, "  %-52s %12s %14s %6.2fx  %-7s  %s\n", g.name, formatFigure(g.figure, g.unit),
+			sign+" "+formatFigure(g.limit, g.unit), g.ratio(), verdict, g.detail)
+	}
+}
+
+func formatFigure(v float64, unit string) string {
+	s := fmt.Sprintf("%.3g", v)
+	if v >= 1000 {
+		s = fmt.Sprintf("%.0f", v)
+	}
+	return strings.TrimSpace(s + " " + unit)
+}
