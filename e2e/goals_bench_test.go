@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"testing"
 )
 
 // goal is one of issue 26's targets as a benchmark measured it: the
@@ -53,4 +54,30 @@ func formatFigure(v float64, unit string) string {
 		s = fmt.Sprintf("%.0f", v)
 	}
 	return strings.TrimSpace(s + " " + unit)
+}
+
+// TestGoalVerdicts: a ceiling is met at or under its limit, a floor at
+// or over it, and the table says which and by what ratio.
+func TestGoalVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		g    goal
+		met  bool
+		line string
+	}{
+		{goal{name: "cpu", figure: 2, limit: 2.5, unit: "x"}, true, "cpu   2 x   <= 2.5 x   0.80x met"},
+		{goal{name: "cpu", figure: 5, limit: 2.5, unit: "x"}, false, "cpu   5 x   <= 2.5 x   2.00x NOT MET"},
+		{goal{name: "rate", figure: 3.3, limit: 3, unit: "x", atLeast: true}, true, "rate   3.3 x   >= 3 x   1.10x met"},
+		{goal{name: "rate", figure: 1.5, limit: 1.8, unit: "x", atLeast: true, detail: "runs 1.5"}, false,
+			"rate   1.5 x   >= 1.8 x   0.83x NOT MET runs 1.5"},
+	} {
+		if tc.g.met() != tc.met {
+			t.Errorf("%+v: met %v, want %v", tc.g, tc.g.met(), tc.met)
+		}
+		var out strings.Builder
+		printGoals(&out, "t", []goal{tc.g})
+		got := strings.Join(strings.Fields(strings.Split(out.String(), "\n")[2]), " ")
+		if want := strings.Join(strings.Fields(tc.line), " "); got != want {
+			t.Errorf("table line %q, want %q", got, want)
+		}
+	}
 }
