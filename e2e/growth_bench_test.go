@@ -29,7 +29,7 @@ import (
 // withheld entries) and per user (subscriptions), and the whole state per
 // feed; docs/design.md projects a larger installation from these.
 //
-//	go test -run '^$' -bench StateGrowth -benchtime 1x -timeout 2h ./e2e/
+//	go test -run '^$' -bench StateGrowth -benchtime 1x -timeout 4h ./e2e/
 //
 // FEEDDIGEST_BENCH_DAYS sets fewer days and FEEDDIGEST_BENCH_HOSTS fewer
 // hosts (40 feeds and 10 users each), for a quick try.
