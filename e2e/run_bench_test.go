@@ -73,8 +73,8 @@ func BenchmarkRun2000Feeds(b *testing.B) {
 			days := runs[len(runs)-1]
 			floor := libraryFloor(b, farm.sampleBodies(b))
 			b.ReportMetric(float64(floor.Microseconds())/1000, "floor-cpu-ms/feed")
-			printGoals(os.Stdout, fmt.Sprintf("%s: issue 26's targets 1-3, %d feeds, worst of %d run(s); library floor %.3f ms CPU a feed, bound %v",
-				variant, len(farm.urls), len(runs), float64(floor.Microseconds())/1000, bound), runBenchGoals(variant, runs, floor, bound, len(farm.urls)))
+			printGoals(os.Stdout, fmt.Sprintf("%s: issue 26's targets 1-3, %d feeds of %d entries, worst of %d run(s); library floor %.3f ms CPU a feed, bound %v",
+				variant, len(farm.urls), runBenchEntries, len(runs), float64(floor.Microseconds())/1000, bound), runBenchGoals(variant, runs, floor, bound, len(farm.urls)))
 			for i, d := range days {
 				if i == 0 && variant == "digest20k" {
 					continue // the empty day before
@@ -332,7 +332,7 @@ func runBenchGoals(variant string, runs [][]runBenchDay, floor, bound time.Durat
 	xBound := func(d runBenchDay) float64 { return d.wall.Seconds() / bound.Seconds() }
 	day1 := "day 1"
 	if variant == "digest20k" {
-		day1 = "day 1 (a digest of 20,000 entries)"
+		day1 = "day 1 (one digest)"
 	}
 	goals := []goal{
 		of(goal{name: day1 + ": CPU a feed over the library floor", limit: 2.5, unit: "x"}, 0,
