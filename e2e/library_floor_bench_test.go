@@ -96,8 +96,8 @@ func sanitizeAll(b *testing.B, policy *bluemonday.Policy, html []string) {
 // idle meanwhile; the collector's share included) per feed: each body
 // parsed by its format's parser and its entries' HTML sanitised, round
 // after round for at least two seconds of CPU (half a second swung by a
-// fifth on a loaded machine). bodies are feeds as the
-// farm serves them, RSS and Atom alternating.
+// fifth on a loaded machine). bodies are feeds as the farm serves them,
+// RSS and Atom alternating.
 func libraryFloor(b *testing.B, bodies [][]byte) time.Duration {
 	policy := bluemonday.UGCPolicy()
 	start := selfCPU()
