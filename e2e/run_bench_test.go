@@ -21,8 +21,11 @@ import (
 // The 2000-feed set of issue 11: 200 loopback hosts (Linux routes all of
 // 127.0.0.0/8 to the loopback interface) of 10 feeds each, 10 entries a
 // feed, every answer after 50 ms, polled with these politeness settings.
+// FEEDDIGEST_BENCH_HOSTS sets fewer hosts (an even number), for a quick
+// try: the figures per feed stay comparable, the bound the same.
+var runBenchHosts = envEven("FEEDDIGEST_BENCH_HOSTS", 200)
+
 const (
-	runBenchHosts       = 200
 	runBenchFeedsOfHost = 10
 	runBenchLatency     = 50 * time.Millisecond
 	runBenchConcurrency = 64
@@ -41,10 +44,16 @@ const (
 //
 // It reports, per day: wall time over the bound that politeness sets
 // (x-bound), the child's CPU time (user and system) per feed, its peak
-// RSS, and requests and bytes per feed (from the run's own summary). Run
-// it alone (it takes about a minute per iteration):
+// RSS, and requests and bytes per feed (from the run's own summary). It
+// measures the library floor on the farm's bodies too (libraryFloor), and
+// prints issue 26's targets 1 to 3 beside their goals: day 1's CPU per
+// feed over the floor (at most 2.5x) and wall over the bound (1.3x), day
+// 2's CPU per feed (0.3 ms) and wall (1.15x), peak RSS (80 MB) on both
+// days and for the 20,000-entry digest. With -benchtime 3x each figure is
+// the worst of three runs, and the spread is printed. Run it alone (it
+// takes about a minute per iteration):
 //
-//	go test -run '^$' -bench Run2000Feeds -benchtime 1x ./e2e/
+//	go test -run '^$' -bench Run2000Feeds -benchtime 3x ./e2e/
 //
 // FEEDDIGEST_CPUPROFILE=/tmp/cpu makes each child write a CPU profile to
 // /tmp/cpu.<variant>.day<N> (see startCPUProfile in main.go).
@@ -54,12 +63,18 @@ func BenchmarkRun2000Feeds(b *testing.B) {
 	farm := newRunBenchFarm(b)
 	for _, variant := range []string{"users", "digest20k"} {
 		b.Run(variant, func(b *testing.B) {
-			var days []runBenchDay
+			var runs [][]runBenchDay
 			for b.Loop() {
 				b.StopTimer()
-				days = farm.simulate(b, variant)
+				runs = append(runs, farm.simulate(b, variant))
 				b.StartTimer()
 			}
+			b.StopTimer()
+			days := runs[len(runs)-1]
+			floor := libraryFloor(b, farm.sampleBodies(b))
+			b.ReportMetric(float64(floor.Microseconds())/1000, "floor-cpu-ms/feed")
+			printGoals(os.Stdout, fmt.Sprintf("%s: issue 26's targets 1-3, %d feeds of %d entries, worst of %d run(s); library floor %.3f ms CPU a feed, bound %v",
+				variant, len(farm.urls), runBenchEntries, len(runs), float64(floor.Microseconds())/1000, bound), runBenchGoals(variant, runs, floor, bound, len(farm.urls)))
 			for i, d := range days {
 				if i == 0 && variant == "digest20k" {
 					continue // the empty day before
@@ -293,4 +308,60 @@ func runMeasured(b *testing.B, config string, now time.Time, profile string) run
 		b.Fatalf("no CPU time or peak RSS reported:\n%s", stderr.Bytes())
 	}
 	return d
+}
+
+// runBenchGoals holds the runs of a variant to issue 26's targets 1 to 3:
+// each figure the worst of the runs, all of them in its detail.
+func runBenchGoals(variant string, runs [][]runBenchDay, floor, bound time.Duration, feeds int) []goal {
+	first := 0 // the index of day 1 in a run's days
+	if variant == "digest20k" {
+		first = 1 // after the empty day
+	}
+	perFeed := func(d runBenchDay) float64 { return float64(d.cpu.Microseconds()) / 1000 / float64(feeds) }
+	of := func(g goal, day int, figure func(runBenchDay) float64) goal {
+		var all []string
+		for _, days := range runs {
+			v := figure(days[first+day])
+			g.figure = max(g.figure, v)
+			all = append(all, fmt.Sprintf("%.3g", v))
+		}
+		g.detail = "runs " + strings.Join(all, ", ")
+		return g
+	}
+	rss := func(d runBenchDay) float64 { return float64(d.peakRSS) / (1 << 20) }
+	xBound := func(d runBenchDay) float64 { return d.wall.Seconds() / bound.Seconds() }
+	day1 := "day 1"
+	if variant == "digest20k" {
+		day1 = "day 1 (one digest)"
+	}
+	goals := []goal{
+		of(goal{name: day1 + ": CPU a feed over the library floor", limit: 2.5, unit: "x"}, 0,
+			func(d runBenchDay) float64 { return perFeed(d) / (float64(floor.Microseconds()) / 1000) }),
+		of(goal{name: day1 + ": CPU a feed", limit: 2.5 * float64(floor.Microseconds()) / 1000, unit: "ms"}, 0, perFeed),
+		of(goal{name: day1 + ": wall over the politeness bound", limit: 1.3, unit: "x"}, 0, xBound),
+		of(goal{name: day1 + ": peak RSS", limit: 80, unit: "MB"}, 0, rss),
+		of(goal{name: "day 2 (all 304): CPU a feed", limit: 0.3, unit: "ms"}, 1, perFeed),
+		of(goal{name: "day 2 (all 304): wall over the politeness bound", limit: 1.15, unit: "x"}, 1, xBound),
+		of(goal{name: "day 2 (all 304): peak RSS", limit: 80, unit: "MB"}, 1, rss),
+	}
+	return goals
+}
+
+// sampleBodies is the bodies of the first 20 feeds as the farm serves
+// them (hosts 0 to 19: RSS and Atom alternating), for libraryFloor.
+func (f *runBenchFarm) sampleBodies(b *testing.B) [][]byte {
+	var bodies [][]byte
+	for _, u := range f.urls[:min(20, runBenchHosts)] {
+		bodies = append(bodies, getBody(b, u))
+	}
+	return bodies
+}
+
+// envEven is the even number the environment variable name gives, or def.
+func envEven(name string, def int) int {
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n < 2 || n%2 != 0 {
+		return def
+	}
+	return n
 }

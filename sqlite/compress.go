@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -55,13 +56,25 @@ func packShown(e domain.Entry) []byte {
 		whole = "1"
 	}
 	fields := []string{e.Content, e.Summary, f.HTML, f.Excerpt, strings.Join(f.Links, "\n"), whole, strconv.Itoa(f.Words)}
-	var raw []byte
+	buf := packBuffers.Get().(*packBuffer)
+	defer packBuffers.Put(buf)
+	buf.raw = buf.raw[:0]
 	for _, s := range fields {
-		raw = binary.AppendUvarint(raw, uint64(len(s)))
-		raw = append(raw, s...)
+		buf.raw = binary.AppendUvarint(buf.raw, uint64(len(s)))
+		buf.raw = append(buf.raw, s...)
 	}
-	return encoder.EncodeAll(raw, nil)
+	buf.frame = encoder.EncodeAll(buf.raw, buf.frame[:0])
+	return bytes.Clone(buf.frame)
 }
+
+// packBuffer is what packShown compresses and the frame it makes, kept
+// for the next entry (packBuffers): each entry a poll stores would
+// otherwise leave its texts and fragments behind as garbage, and a frame
+// as large as them (zstd sizes a new frame by its input), to keep one
+// that is a few times smaller.
+type packBuffer struct{ raw, frame []byte }
+
+var packBuffers = sync.Pool{New: func() any { return new(packBuffer) }}
 
 // unpackBuffers hold what unpackShown decompresses, which it copies
 // from: a digest of 20,000 entries would otherwise leave 20,000 frames of

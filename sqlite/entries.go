@@ -60,7 +60,7 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 		}
 	}
 	list, _ := json.Marshal(keys)
-	if _, err := t.tx.ExecContext(ctx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
+	if _, err := t.s.execHot(ctx, t.tx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: forget entries stored without texts: %w", t.feedID, err)
 	}
 	if st.New > 0 {
@@ -80,8 +80,7 @@ func (s *Store) dropUnneededTexts(ctx context.Context, tx *sql.Tx, feedID int64,
 	if withTexts <= 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT s.introduced_at, COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user), 0)
-		FROM subscriptions s WHERE s.feed_id = ?`, feedID)
+	rows, err := s.queryRowsHot(ctx, tx, subscribersDigests, feedID)
 	if err != nil {
 		return fmt.Errorf("read subscribers' digests: %w", err)
 	}
@@ -102,13 +101,7 @@ func (s *Store) dropUnneededTexts(ctx context.Context, tx *sql.Tx, feedID int64,
 	if err := rows.Err(); err != nil || len(since) == 0 {
 		return err
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT e.id, CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END, e.first_seen
-		FROM entries e JOIN entry_texts t ON t.entry_id = e.id
-		WHERE e.feed_id = ?1 AND e.overflow = 0 AND e.first_seen >= ?2
-		AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = ?1
-			AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id)
-				OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = e.id)))`,
-		feedID, slices.Min(since))
+	rows, err = s.queryRowsHot(ctx, tx, pendingEntries, feedID, slices.Min(since))
 	if err != nil {
 		return fmt.Errorf("read pending entries: %w", err)
 	}
@@ -145,10 +138,7 @@ func (s *Store) storedLike(ctx context.Context, tx *sql.Tx, feedID int64, entrie
 	keys, links := store.KeysAndLinks(entries)
 	k, _ := json.Marshal(keys)
 	l, _ := json.Marshal(links)
-	rows, err := tx.QueryContext(ctx, `SELECT id, key, link, title FROM entries WHERE feed_id = ?1
-		AND key IN (SELECT value FROM json_each(?2))
-		UNION SELECT id, key, link, title FROM entries WHERE feed_id = ?1 AND link != ''
-		AND link IN (SELECT value FROM json_each(?3)) ORDER BY 1`, feedID, string(k), string(l))
+	rows, err := s.queryRowsHot(ctx, tx, storedLikeQuery, feedID, string(k), string(l))
 	if err != nil {
 		return nil, fmt.Errorf("find stored entries: %w", err)
 	}
@@ -177,6 +167,28 @@ const forgetBare = `DELETE FROM entries WHERE feed_id = ?1 AND overflow = 1 AND 
 		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
 			WHERE de.user = s.user AND de.entry_id = entries.id
 			AND (d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0)))))`
+
+// storedLikeQuery finds the feed's (?1) entries whose key is one of ?2
+// or whose link is one of ?3 (JSON lists), in the order they were stored.
+const storedLikeQuery = `SELECT id, key, link, title FROM entries WHERE feed_id = ?1
+	AND key IN (SELECT value FROM json_each(?2))
+	UNION SELECT id, key, link, title FROM entries WHERE feed_id = ?1 AND link != ''
+	AND link IN (SELECT value FROM json_each(?3)) ORDER BY 1`
+
+// subscribersDigests is, for each subscription of the feed ?1, when it
+// was introduced and when its user's last digest was built (0 for none).
+const subscribersDigests = `SELECT s.introduced_at, COALESCE((SELECT MAX(d.built_at) FROM digests d WHERE d.user = s.user), 0)
+	FROM subscriptions s WHERE s.feed_id = ?`
+
+// pendingEntries is the feed's (?1) entries with texts, first seen since
+// ?2, that no subscriber has been given (shown or withheld): their ids,
+// dates and first-seen times.
+const pendingEntries = `SELECT e.id, CASE e.published WHEN 0 THEN e.first_seen ELSE e.published END, e.first_seen
+	FROM entries e JOIN entry_texts t ON t.entry_id = e.id
+	WHERE e.feed_id = ?1 AND e.overflow = 0 AND e.first_seen >= ?2
+	AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = ?1
+		AND (EXISTS (SELECT 1 FROM digest_entries de WHERE de.user = s.user AND de.entry_id = e.id)
+			OR EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = e.id)))`
 
 // UpdateFeed writes the feed record after the poll and clears its
 // attempt mark.

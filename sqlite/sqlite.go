@@ -80,7 +80,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // hotQueries are the statements run for every poll, and for every feed
 // of a digest page (see Store.hot).
-var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord, feedListing}
+var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord, feedListing,
+	storedLikeQuery, forgetBare, subscribersDigests, pendingEntries}
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	s.hot = map[string]*sql.Stmt{}
@@ -100,6 +101,14 @@ func (s *Store) queryHot(ctx context.Context, tx *sql.Tx, query string, args ...
 		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return tx.QueryRowContext(ctx, query, args...)
+}
+
+// queryRowsHot runs one of hotQueries that returns rows, in tx.
+func (s *Store) queryRowsHot(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	if st, ok := s.hot[query]; ok {
+		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, query, args...)
 }
 
 // execHot runs one of hotQueries, in tx unless it is nil.

@@ -215,14 +215,13 @@ func (c *Coordinator) NextWork(_ context.Context, p store.Pass) (store.Work, err
 	}
 	pollsLeft := false
 	for _, h := range c.hosts {
-		left := h.left()
-		if len(left) == 0 {
+		if !h.anyLeft() {
 			continue
 		}
 		pollsLeft = true
 		if !h.claimed && !h.finished {
 			h.claimed = true
-			return store.Work{Kind: store.WorkHost, Pass: c.pass, Host: h.name, Feeds: left}, nil
+			return store.Work{Kind: store.WorkHost, Pass: c.pass, Host: h.name, Feeds: h.left()}, nil
 		}
 	}
 	for _, f := range c.again {
@@ -260,6 +259,18 @@ func (c *Coordinator) NextWork(_ context.Context, p store.Pass) (store.Work, err
 	}
 	c.ending = true
 	return store.Work{Kind: store.WorkEnd, Pass: c.pass}, nil
+}
+
+// anyLeft says whether a feed of the host is not saved yet, without
+// the garbage of left: NextWork asks it of every host each time a
+// worker looks for work.
+func (h *host) anyLeft() bool {
+	for _, f := range h.feeds {
+		if !f.done {
+			return true
+		}
+	}
+	return false
 }
 
 // left are the host's feeds not saved yet.
