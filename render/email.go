@@ -65,9 +65,9 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	if err != nil {
 		return nil, err
 	}
-	period := v.Day.Format("Monday 2 January")
+	period := v.Day.Format(subjectDayLayout)
 	if d.Weekly {
-		period = "the week of " + period
+		period = daysCovered(v.Day, d.Since, d.BuiltAt, zone(d)).shortLabel()
 	}
 	v.Subject = "Your digest for " + period + ": " + v.howMuch()
 	v.Preheader = v.headlines()

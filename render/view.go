@@ -17,6 +17,7 @@ import (
 // datetime attribute.
 const (
 	dayLayout        = "Monday 2 January 2006"
+	subjectDayLayout = "Monday 2 January"
 	entryLayout      = "2 Jan 2006, 15:04"
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
@@ -221,11 +222,12 @@ type noticeView struct {
 	FeedName, Text, NewURL, Detail string
 }
 
-// digestTitle heads a digest's page and its Atom entry; a weekly user's
-// digest is named by the first day of its week.
+// digestTitle heads a digest's page and its Atom entry, and names it in
+// the index: a daily digest by its day, a weekly one by the days it
+// covers (see daysCovered).
 func digestTitle(d Digest, day time.Time) string {
 	if d.Weekly {
-		return "Digest for the week of " + day.Format(dayLayout)
+		return "Digest for " + daysCovered(day, d.Since, d.BuiltAt, zone(d)).label()
 	}
 	return "Digest for " + day.Format(dayLayout)
 }
