@@ -75,6 +75,16 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	return &EmailDraft{d: d, from: from, v: v}, nil
 }
 
+// PageWhere says where the digest's page is when no site_url gives it an
+// address to link: its path among the pages written, which the reader of
+// an email cut short can open on the machine that runs feeddigest.
+func (v *digestView) PageWhere() string {
+	if v.WebURL != "" {
+		return ""
+	}
+	return " (" + v.User + "/" + v.Date + ".html among the pages feeddigest writes)"
+}
+
 // Entries is the number of entries the whole email lists.
 func (e *EmailDraft) Entries() int {
 	return e.v.listed()
