@@ -355,6 +355,7 @@ func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render
 	}
 	b.mu.Lock() // the claim loops of a shared pass write pages at once
 	defer b.mu.Unlock()
+	b.outboxed++
 	if b.emails == nil {
 		b.emails = map[string]*mail.Message{}
 	}

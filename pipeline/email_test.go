@@ -134,7 +134,10 @@ func TestWeeklyUserAddedOnThursday(t *testing.T) {
 	digest_day = "friday"
 	feeds = ["`+pub.URL+`/a"]
 	`, "")
-		runAt(t, cfg, "2026-11-26T09:00:00Z") // Thursday 26 November
+		// No mail server: the summary counts the email written to the outbox.
+		if sum := runAt(t, cfg, "2026-11-26T09:00:00Z"); sum.OutboxWritten != 1 || sum.Outbox != cfg.Email.Outbox || sum.MailServer || sum.EmailsSent != 0 { // Thursday 26 November
+			t.Errorf("summary %+v: want 1 email written to the outbox %s, no mail server", sum, cfg.Email.Outbox)
+		}
 		pub.Add("/a", entry("a-2", "2026-11-26T15:00:00Z"))
 		runAt(t, cfg, "2026-11-27T00:05:00Z") // Friday 27 November
 		for _, tt := range []struct{ date, subject, title string }{
