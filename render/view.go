@@ -151,7 +151,7 @@ func (s *entryStream) entries(yield func(entryView) bool) {
 			return
 		}
 		ev, links := newEntryView(e, s.group, s.name, s.nested, s.loc)
-		s.sink.sources = append(s.sink.sources, linkSource{links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
+		s.sink.sources = append(s.sink.sources, linkSource{title: ev.Title, links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
 		if !yield(ev) {
 			return
 		}
@@ -401,6 +401,7 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
+			title: ev.Title,
 			links: links,
 			own:   []string{ev.URL, g.FeedURL, g.SiteURL},
 		})
