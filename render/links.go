@@ -1,9 +1,12 @@
 package render
 
 import (
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -128,13 +131,31 @@ func topHosts(sites map[string]*siteLinks) []HostCount {
 }
 
 // linkLabel is the text of a link to u: its address without the scheme
-// or a closing "/", cut to maxLinkLabel characters.
+// or a closing "/", its escapes read as a browser's address bar shows them
+// ("/wiki/نعناع", not "/wiki/%D9%86...") unless that would show invisible
+// or direction-changing characters (which are dropped when the address
+// holds them unescaped), cut to maxLinkLabel characters.
 func linkLabel(u string) string {
 	label := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"), "/")
+	if read, err := url.PathUnescape(label); err == nil && utf8.ValidString(read) && !strings.ContainsFunc(read, hidden) {
+		label = read
+	}
+	label = strings.Map(func(r rune) rune {
+		if hidden(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(label, "\uFFFD"))
 	if r := []rune(label); len(r) > maxLinkLabel {
 		label = string(r[:maxLinkLabel-1]) + ellipsis
 	}
 	return label
+}
+
+// hidden says whether r would not show as itself in a link's text: a
+// control, or a format character (zero-width, bidi override).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // hrefs lists the link targets of sanitised HTML.

@@ -63,6 +63,18 @@ func TestLinksMentionedBounded(t *testing.T) {
 	if utf8.RuneCountInString(site.Label) != maxLinkLabel || !strings.HasSuffix(site.Label, "…") {
 		t.Errorf("a long address shown as %q", site.Label)
 	}
+	for raw, want := range map[string]string{
+		"https://ar.wikipedia.org/wiki/%D9%86%D8%B9%D9%86%D8%A7%D8%B9": "ar.wikipedia.org/wiki/نعناع",
+		"https://x.example/a%20b?q=%C3%A9":                             "x.example/a b?q=é",
+		"https://x.example/%E2%80%AEgpj.exe":                           "x.example/%E2%80%AEgpj.exe", // an override stays escaped
+		"https://x.example/%FF":                                        "x.example/%FF",              // not UTF-8
+		"https://x.example/%0A":                                        "x.example/%0A",
+		"https://x.example/\u202egpj.exe":                              "x.example/gpj.exe",
+	} {
+		if got := linkLabel(raw); got != want {
+			t.Errorf("linkLabel(%s) = %q, want %q", raw, got, want)
+		}
+	}
 	one := linksMentioned(Digest{Groups: []FeedGroup{{FeedURL: "https://f.example/", Entries: []domain.Entry{{Title: "T",
 		Content: `<a href="https://one.example/a/">a</a>`}}}}})
 	if site.AndOthers() != " and 4 more" {
@@ -118,6 +130,9 @@ func FuzzLinksMentioned(f *testing.F) {
 		for _, h := range got {
 			if (h.URL != u1 && h.URL != u2) || hostOf(h.URL) != h.Host || h.Count < 1 || h.Others < 0 || h.Others > 1 {
 				t.Errorf("line %+v from %q, %q", h, u1, u2)
+			}
+			if strings.ContainsFunc(h.Label, hidden) || !utf8.ValidString(h.Label) {
+				t.Errorf("label %q shows hidden characters", h.Label)
 			}
 			if n := utf8.RuneCountInString(h.Label); n > maxLinkLabel {
 				t.Errorf("label of %d characters: %q", n, h.Label)
