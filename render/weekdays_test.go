@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/xml"
 	"strings"
 	"testing"
@@ -72,6 +73,29 @@ func TestWeeklyTitleNamesTheDaysCovered(t *testing.T) {
 				t.Errorf("archive label %q, want %q", items[0].Label, tt.title)
 			}
 		})
+	}
+}
+
+// A feed.xml written before weekly digests were titled by their days
+// gets its weekly entries made anew, not copied with "the week of".
+func TestAtomFeedRetitlesOldWeeklyEntries(t *testing.T) {
+	d := emptyDigest(t)
+	d.Weekly, d.Since = true, utc("2020-11-16T00:05:00Z")
+	out, err := AtomFeed("ada", testSite, []Digest{d}, d.BuiltAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ReadAtomEntries(bytes.NewReader(out)).Keeps("ada", testSite, d.Date, d.BuiltAt) {
+		t.Fatal("an entry of today's title is not kept")
+	}
+	old := bytes.Replace(out, []byte("<title>Digest for 16-23 November 2020</title>"), []byte("<title>Digest for the week of Monday 23 November 2020</title>"), 1)
+	kept := ReadAtomEntries(bytes.NewReader(old))
+	if kept.Keeps("ada", testSite, d.Date, d.BuiltAt) {
+		t.Error("an entry titled by \"the week of\" is kept")
+	}
+	var again bytes.Buffer
+	if err := WriteAtomFeedKeeping(&again, "ada", testSite, []Digest{d}, d.BuiltAt, kept); err != nil || !bytes.Equal(again.Bytes(), out) {
+		t.Errorf("written again (%v):\n%s\nwant\n%s", err, again.Bytes(), out)
 	}
 }
 
