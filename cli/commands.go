@@ -112,7 +112,7 @@ func init() {
 			example: "feeddigest run\nfeeddigest run -v my.toml\nfeeddigest run -now 2026-11-22T00:05:00Z -summary \"$GITHUB_STEP_SUMMARY\"",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
-				fs.StringVar(&o.now, "now", "", "use `TIME` (RFC 3339) instead of the clock for every decision")
+				fs.StringVar(&o.now, "now", "", "use `TIME` ("+nowForms+") instead of the clock for every decision")
 				fs.BoolVar(&o.verbose, "v", false, "log each step (log/slog) on stderr")
 				fs.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout")
 				fs.StringVar(&o.summary, "summary", "", "also append the summary and the feeds' status as Markdown to `FILE` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -130,7 +130,7 @@ func init() {
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
 				fs.StringVar(&o.out, "out", "", "write the site to `DIR` instead of the config's site_dir")
-				fs.StringVar(&o.now, "now", "", "write the status page as at `TIME` (RFC 3339) instead of the clock")
+				fs.StringVar(&o.now, "now", "", "write the status page as at `TIME` ("+nowForms+") instead of the clock")
 			},
 			run: publishCmd,
 		},
@@ -155,7 +155,7 @@ func init() {
 			example: "feeddigest status\nfeeddigest status my.toml\nfeeddigest status -now 2026-11-22T00:05:00Z",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
-				fs.StringVar(&o.now, "now", "", "show the state as at `TIME` (RFC 3339) instead of the clock: what is due, what waits, what mail was given up")
+				fs.StringVar(&o.now, "now", "", "show the state as at `TIME` ("+nowForms+") instead of the clock: what is due, what waits, what mail was given up")
 			},
 			run: statusCmd,
 		},

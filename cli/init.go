@@ -102,6 +102,12 @@ state = "state.db"
 # site/status.html (the feeds' health).
 site_dir = "site"
 
+# The address where site_dir is published (your web server, GitHub Pages),
+# if it is. Each digest email then links its day's page, which holds the
+# entries' full texts, and the Atom feeds name their own address. Without
+# it the pages are only on this machine and the email links none.
+# site_url = "https://example.org/digest/"
+
 [fetch]
 # Feeds on this machine or a private network (127.0.0.1, localhost,
 # 192.168.x.x, ...) are refused unless this is true.

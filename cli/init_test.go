@@ -137,6 +137,15 @@ func TestInitTwice(t *testing.T) {
 	if strings.Count(string(written), "\n#") < 10 {
 		t.Errorf("the starter config is hardly commented:\n%s", written)
 	}
+	// site_url is there to set, explained, and loads once uncommented.
+	const siteURL = "# site_url = \"https://example.org/digest/\"\n"
+	if !strings.Contains(string(written), siteURL) || !strings.Contains(string(written), "email then links its day's page") {
+		t.Errorf("the starter config does not offer site_url, explained:\n%s", written)
+	}
+	withSite, err := config.Parse([]byte(strings.Replace(string(written), siteURL, siteURL[2:], 1)), path)
+	if err != nil || withSite.SiteURL != "https://example.org/digest/" {
+		t.Errorf("with site_url set, the starter config loads as %v (%v)", withSite, err)
+	}
 	for _, want := range []string{"feeddigest check", "feeddigest run", filepath.Join("site", name, "index.html"), "outbox"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("init does not say what to do next (%q):\n%s", want, stdout)

@@ -154,8 +154,11 @@ func TestDemo(t *testing.T) {
 		{"outbox/grace-2026-11-20.eml", "1 left out by your rules."},
 		// A teaser feed made whole: the article from the story's page.
 		{"site/ada/2026-11-20.html", "The masons came in September"},
-		// Kenji is weekly: his first digest is named by its week, from the Monday before.
-		{"site/kenji/2026-11-16.html", "Digest for the week of Monday 16 November 2026"},
+		// Kenji is weekly, from Friday 20th: his first digest, dated the
+		// Monday before, covers that week up to the day it was built; the
+		// next, from then on.
+		{"site/kenji/2026-11-16.html", "<h1>Digest for 16-20 November 2026</h1>"},
+		{"site/kenji/2026-11-23.html", "<h1>Digest for 20-23 November 2026</h1>"},
 	} {
 		b, err := os.ReadFile(filepath.Join(out, want.file))
 		if err != nil || !strings.Contains(string(b), want.text) {

@@ -74,10 +74,12 @@ func writeSummary(w io.Writer, s pipeline.Summary) error {
   requests       %d, %s received
   entries        %d first seen, %d in the digests built
   digests built  %d, pages written %d
-  emails sent    %d (failed %d)
 `, s.Now.Format("2006-01-02 15:04:05Z07:00"), s.UsersDue, s.FeedsPolled, s.Fresh, s.Unchanged, s.Failed,
-		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestEntries, s.DigestsBuilt, s.PagesWritten, s.EmailsSent, s.SendFailures)
+		s.Requests, english.Count(int(s.Bytes), "byte"), s.NewEntries, s.DigestEntries, s.DigestsBuilt, s.PagesWritten)
 	if err != nil {
+		return err
+	}
+	if err := writeMailSummary(w, s); err != nil {
 		return err
 	}
 	if s.Articles > 0 {
@@ -93,6 +95,27 @@ func writeSummary(w io.Writer, s pipeline.Summary) error {
 	}
 	for _, m := range s.MailProblems {
 		if _, err := fmt.Fprintf(w, "  mail not sent: %s\n", m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMailSummary says where the pass's emails went: the outbox, named,
+// and what was mailed only when a mail server is set, so that an email
+// written to the outbox never reads as "sent 0", a failure.
+func writeMailSummary(w io.Writer, s pipeline.Summary) error {
+	if s.Outbox != "" {
+		unsent := ""
+		if !s.MailServer {
+			unsent = " (no smtp set: none mailed)"
+		}
+		if _, err := fmt.Fprintf(w, "  outbox         %s written to %s%s\n", english.Count(s.OutboxWritten, "email"), s.Outbox, unsent); err != nil {
+			return err
+		}
+	}
+	if s.MailServer {
+		if _, err := fmt.Fprintf(w, "  emails sent    %d (failed %d)\n", s.EmailsSent, s.SendFailures); err != nil {
 			return err
 		}
 	}
@@ -127,8 +150,13 @@ func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
 	row("entries in the digests built", s.DigestEntries)
 	row("digests built", s.DigestsBuilt)
 	row("pages written", s.PagesWritten)
-	row("emails sent", s.EmailsSent)
-	row("emails failed (retried next run)", s.SendFailures)
+	if s.Outbox != "" {
+		row("emails written to the outbox, "+mdEscape(s.Outbox), s.OutboxWritten)
+	}
+	if s.MailServer {
+		row("emails sent", s.EmailsSent)
+		row("emails failed (retried next run)", s.SendFailures)
+	}
 	if len(s.FeedErrors) > 0 {
 		fmt.Fprintf(&b, "\n%s in this pass:\n\n", english.Count(len(s.FeedErrors), "feed error"))
 		for _, e := range s.FeedErrors {

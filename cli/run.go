@@ -106,16 +106,29 @@ func writeMarkdownSummary(ctx context.Context, w io.Writer, cfg *config.Config, 
 	return writeStatusMarkdown(w, rows, now)
 }
 
+// nowForms says what -now takes, in the flags' help.
+const nowForms = "RFC 3339, or a date: that day at 00:00 UTC"
+
 // clock is the time a pass uses: -now when given, else the wall clock.
+//
+// A plain date is that day at 00:00 UTC, not in the machine's zone: one
+// pass decides for users in many zones, each seeing the instant in their
+// own, so the instant must not depend on the machine that runs the
+// command (a laptop, a CI runner): 2026-11-30 replays the same pass
+// everywhere. A local time is written with its offset
+// (2026-11-30T00:00:00+01:00).
 func clock(nowFlag string) (time.Time, error) {
 	if nowFlag == "" {
 		return time.Now(), nil
 	}
-	now, err := time.Parse(time.RFC3339, nowFlag)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("-now %q is not an RFC 3339 time (like 2026-11-22T00:05:00Z)", nowFlag)
+	if now, err := time.Parse(time.RFC3339, nowFlag); err == nil {
+		return now, nil
 	}
-	return now, nil
+	if day, err := time.Parse(time.DateOnly, nowFlag); err == nil {
+		return day, nil // UTC: time.Parse without a zone
+	}
+	return time.Time{}, fmt.Errorf("-now %q is neither an RFC 3339 time (2026-11-30T06:00:00Z, 2026-11-30T07:00:00+01:00) "+
+		"nor a date (2026-11-30, that day at 00:00 UTC)", nowFlag)
 }
 
 // statusCmd: `feeddigest status`. Before the first run there is no

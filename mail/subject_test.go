@@ -19,6 +19,7 @@ func TestSubjectSaysHowMuchIsNew(t *testing.T) {
 	failedOnly.Problems = loadDigest(t, "digest-full").Problems
 	weekly := loadDigest(t, "digest-empty")
 	weekly.Weekly = true
+	weekly.Since = weekly.BuiltAt.AddDate(0, 0, -7)
 	tests := []struct {
 		name string
 		d    render.Digest
@@ -28,7 +29,7 @@ func TestSubjectSaysHowMuchIsNew(t *testing.T) {
 		{"one entry", one, "Your digest for Sunday 22 November: 1 new from 1 feed"},
 		{"quiet day", loadDigest(t, "digest-empty"), "Your digest for Monday 23 November: nothing new"},
 		{"failed feed only", failedOnly, "Your digest for Monday 23 November: nothing new, 1 feed could not be read"},
-		{"weekly", weekly, "Your digest for the week of Monday 23 November: nothing new"},
+		{"weekly", weekly, "Your digest for 16-23 November: nothing new"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -355,6 +355,7 @@ func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render
 	}
 	b.mu.Lock() // the claim loops of a shared pass write pages at once
 	defer b.mu.Unlock()
+	b.outboxed++
 	if b.emails == nil {
 		b.emails = map[string]*mail.Message{}
 	}
@@ -501,7 +502,7 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 	if err := b.lookUpNames(ctx, feeds, d, entries); err != nil {
 		return render.Digest{}, err
 	}
-	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, BuiltAt: d.BuiltAt,
+	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, Since: d.Since, BuiltAt: d.BuiltAt,
 		Unsubscribe: b.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly, LeftOut: d.LeftOut}
 	intro, err := render.IntroHTML(b.cfg.Intro, u.Intro)
 	if err != nil {

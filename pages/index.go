@@ -27,7 +27,8 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 	var archive []render.DigestRef
 	var recent []render.Digest
 	for i, d := range all {
-		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt})
+		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt,
+			Weekly: u.Every == config.Weekly, Since: d.Since, Location: u.Location})
 		if i >= render.MaxFeedDigests {
 			continue
 		}

@@ -40,9 +40,10 @@ type Builder struct {
 	// installation is the state's installation id, once read (atomSite).
 	installation *string
 	installMu    sync.Mutex
-	mu           sync.Mutex // guards written and emails
-	// written counts the digest pages written.
-	written int
+	mu           sync.Mutex // guards written, outboxed and emails
+	// written counts the digest pages written, outboxed the emails
+	// written to the outbox.
+	written, outboxed int
 	// emails holds the digest emails composed for the outbox, by
 	// digestKey, so the send step mails the very message the outbox has
 	// and composes only those written in an earlier run.
@@ -64,4 +65,11 @@ func (b *Builder) Written() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.written
+}
+
+// Outboxed is how many digest emails the Builder wrote to the outbox.
+func (b *Builder) Outboxed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.outboxed
 }

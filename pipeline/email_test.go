@@ -118,23 +118,48 @@ func TestQuietDayMailedByDefault(t *testing.T) {
 	})
 }
 
-// A weekly user's email says which week it covers.
-func TestWeeklyDigestSubjectNamesTheWeek(t *testing.T) {
+// A weekly user added on a Thursday: the first digest, dated the Friday
+// before, and the next, on Friday, are titled by the days each covers (the
+// first its week up to the day it was built, the next from then on), in
+// the email, on the page and in the index; never "the week of" a date.
+func TestWeeklyUserAddedOnThursday(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
 		pub := feedtest.Start(t)
-		pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
+		pub.Add("/a", entry("a-1", "2026-11-25T10:00:00Z"))
 		cfg := testConfig(t, state, `[[users]]
 	name = "ada"
 	timezone = "Europe/London"
 	email = "ada@example.org"
 	every = "week"
-	digest_day = "monday"
+	digest_day = "friday"
 	feeds = ["`+pub.URL+`/a"]
 	`, "")
-		runAt(t, cfg, "2026-11-25T09:00:00Z") // a Wednesday: the week of Monday 23
-		h, _ := smtptest.ReadAlternative(t, []byte(readFile(t, filepath.Join(cfg.Email.Outbox, "ada-2026-11-23.eml"))))
-		if got, want := h.Get("Subject"), "Your digest for the week of Monday 23 November: 1 new from 1 feed"; got != want {
-			t.Errorf("Subject = %q, want %q", got, want)
+		// No mail server: the summary counts the email written to the outbox.
+		if sum := runAt(t, cfg, "2026-11-26T09:00:00Z"); sum.OutboxWritten != 1 || sum.Outbox != cfg.Email.Outbox || sum.MailServer || sum.EmailsSent != 0 { // Thursday 26 November
+			t.Errorf("summary %+v: want 1 email written to the outbox %s, no mail server", sum, cfg.Email.Outbox)
+		}
+		pub.Add("/a", entry("a-2", "2026-11-26T15:00:00Z"))
+		runAt(t, cfg, "2026-11-27T00:05:00Z") // Friday 27 November
+		for _, tt := range []struct{ date, subject, title string }{
+			{"2026-11-20", "Your digest for 20-26 November: 1 new from 1 feed", "Digest for 20-26 November 2026"},
+			{"2026-11-27", "Your digest for 26-27 November: 1 new from 1 feed", "Digest for 26-27 November 2026"},
+		} {
+			h, _ := smtptest.ReadAlternative(t, []byte(readFile(t, filepath.Join(cfg.Email.Outbox, "ada-"+tt.date+".eml"))))
+			if got := h.Get("Subject"); got != tt.subject {
+				t.Errorf("Subject = %q, want %q", got, tt.subject)
+			}
+			if page := readFile(t, filepath.Join(cfg.SiteDir, "ada", tt.date+".html")); !strings.Contains(page, "<h1>"+tt.title+"</h1>") {
+				t.Errorf("the page of %s is not titled %q", tt.date, tt.title)
+			}
+		}
+		index := readFile(t, filepath.Join(cfg.SiteDir, "ada", "index.html"))
+		for _, want := range []string{`<a href="2026-11-27.html">26-27 November 2026</a>`, `<a href="2026-11-20.html">20-26 November 2026</a>`} {
+			if !strings.Contains(index, want) {
+				t.Errorf("the index lacks %s", want)
+			}
+		}
+		if strings.Contains(index, "week of") {
+			t.Error("the index says \"week of\"")
 		}
 	})
 }

@@ -78,7 +78,13 @@ type Summary struct {
 	ArticlesRead int `json:"articles_read,omitempty"`
 	DigestsBuilt int `json:"digests_built"`
 	PagesWritten int `json:"pages_written"`
-	EmailsSent   int `json:"emails_sent"`
+	// Outbox is the outbox folder ("" for none), OutboxWritten how many
+	// digest emails were written there; MailServer says an SMTP server
+	// is set, without which nothing is sent and EmailsSent is no news.
+	Outbox        string `json:"outbox,omitempty"`
+	OutboxWritten int    `json:"outbox_written"`
+	MailServer    bool   `json:"mail_server"`
+	EmailsSent    int    `json:"emails_sent"`
 	// EmailsSkipped counts the digests not mailed for having nothing to
 	// say ([email] skip_empty).
 	EmailsSkipped int      `json:"emails_skipped,omitempty"`
@@ -148,7 +154,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	if cfg.Fetch.HintCap > 0 {
 		opts.Policy.HintCap = cfg.Fetch.HintCap
 	}
-	sum := Summary{Now: opts.Now}
+	sum := Summary{Now: opts.Now, Outbox: cfg.Email.Outbox, MailServer: cfg.Email.SMTP != nil}
 	st, err := openState(ctx, cfg)
 	if err != nil {
 		return sum, err
@@ -160,6 +166,7 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 	}
 	err = p.work(ctx)
 	sum.PagesWritten = p.pageBuilder().Written()
+	sum.OutboxWritten = p.pageBuilder().Outboxed()
 	if err != nil {
 		return sum, st.Damaged(err)
 	}

@@ -132,6 +132,11 @@ func ReadAtomEntries(r io.Reader) AtomEntries {
 	return out
 }
 
+// oldWeeklyTitle begins the title a weekly digest had before it was
+// titled by the days it covers (see daysCovered): such an entry is made
+// anew, so that the feed stops announcing the week to come.
+const oldWeeklyTitle = "Digest for the week of "
+
 // Keeps says whether the feed of user at siteURL can copy the entry of
 // the digest of date built at built (see AtomEntries): one written for
 // the same digest (same id and build time) and the same site. A digest
@@ -146,7 +151,8 @@ func (k AtomEntries) kept(user string, site AtomSite, date string, built time.Ti
 		return atomEntry{}, false
 	}
 	e, ok := k[site.entryID(user, date)]
-	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(site.URL, user, date) {
+	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(site.URL, user, date) ||
+		strings.HasPrefix(e.Title, oldWeeklyTitle) {
 		return atomEntry{}, false
 	}
 	return e, true

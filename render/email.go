@@ -65,14 +65,24 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	if err != nil {
 		return nil, err
 	}
-	period := v.Day.Format("Monday 2 January")
+	period := v.Day.Format(subjectDayLayout)
 	if d.Weekly {
-		period = "the week of " + period
+		period = daysCovered(v.Day, d.Since, d.BuiltAt, zone(d)).shortLabel()
 	}
 	v.Subject = "Your digest for " + period + ": " + v.howMuch()
 	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
 	return &EmailDraft{d: d, from: from, v: v}, nil
+}
+
+// PageWhere says where the digest's page is when no site_url gives it an
+// address to link: its path among the pages written, which the reader of
+// an email cut short can open on the machine that runs feeddigest.
+func (v *digestView) PageWhere() string {
+	if v.WebURL != "" {
+		return ""
+	}
+	return " (" + v.User + "/" + v.Date + ".html among the pages feeddigest writes)"
 }
 
 // Entries is the number of entries the whole email lists.

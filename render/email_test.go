@@ -126,6 +126,40 @@ func TestEmailWithoutSiteURLHasNoWebLink(t *testing.T) {
 	}
 }
 
+// With site_url both parts link the day's page, where the full texts are;
+// without it an email cut short says where the page is among the pages
+// written, and links nothing.
+func TestEmailLinksTheDaysPage(t *testing.T) {
+	const page = "https://example.org/digest/ada/2020-11-22.html"
+	cut := func(siteURL string) Email {
+		draft, err := DigestEmail(sampleDigest(t), testFrom, siteURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := draft.FirstEntries(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for name, e := range map[string]Email{"whole": buildEmail(t, sampleDigest(t), "https://example.org/digest/"), "cut": cut("https://example.org/digest/")} {
+		if !strings.Contains(e.Text, "Read this digest on the web, with each entry in full:\n"+page+"\n") {
+			t.Errorf("%s: the text part does not link the page:\n%s", name, e.Text)
+		}
+		if !strings.Contains(e.HTML, `<a href="`+page+`" rel="noopener noreferrer" style="color:#0645ad">Read this digest on the web</a>`) {
+			t.Errorf("%s: the HTML part does not link the page", name)
+		}
+	}
+	e := cut("")
+	const where = "on this digest's page (ada/2020-11-22.html among the pages feeddigest writes)."
+	if !strings.Contains(strings.Join(strings.Fields(e.Text), " "), where) || !strings.Contains(e.HTML, where) {
+		t.Errorf("a cut email without site_url does not say where the page is:\n%s\n%s", e.Text, e.HTML)
+	}
+	if strings.Contains(e.HTML, `href="ada/2020-11-22.html"`) || strings.Contains(e.Text, "https://example.org") {
+		t.Error("a cut email without site_url links a page")
+	}
+}
+
 func TestEmailNeedsRecipient(t *testing.T) {
 	d := sampleDigest(t)
 	d.Email = ""

@@ -3,61 +3,123 @@ package render
 import (
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
 )
 
-// maxLinkHosts is how many hosts "Links mentioned" lists.
-const maxLinkHosts = 10
+// "Links mentioned" ends a digest with the outside sites its entries link
+// to, most linked first: each line links the site's most linked address
+// (not its home page, which says nothing of what was linked) and names the
+// entries that link to the site, so a site several posts point at is
+// found again without rereading them. It stays a short coda, one line a
+// site naming one entry, and at most maxLinkHosts sites: a busy day's page
+// weighs what it adds (see TestDigestPageWeight).
+const (
+	maxLinkHosts = 10
+	// maxLinkLabel is the most characters of an address shown as its
+	// link's text; the link itself is whole.
+	maxLinkLabel = 60
+)
 
 // HostCount is one line of a digest's "Links mentioned" (the Artemis link
-// graph): an outside site and how many links to it the entries carry.
+// graph): an outside site, how many links to it the entries carry, its
+// most linked address and the entries that link to it.
 type HostCount struct {
 	Host  string // lower case, without a leading "www."
-	URL   string // the site's root, for the link
 	Count int    // distinct links to Host, counted once per entry
+	// URL is the site's address the most entries link to (the first
+	// found among equals), Label its text: the URL without its scheme,
+	// shortened.
+	URL, Label string
+	// First is the display title of the first entry that links to the
+	// site, Others counts the other entries that do.
+	First  string
+	Others int
 }
 
-// linkSource is the links in one entry's sanitised content and the URLs
-// whose hosts count as its own.
+// AndOthers counts the other entries that link to the site after the
+// first: " and 4 more", or "".
+func (h HostCount) AndOthers() string {
+	if h.Others == 0 {
+		return ""
+	}
+	return " and " + strconv.Itoa(h.Others) + " more"
+}
+
+// linkSource is the links in one entry's sanitised content, the URLs
+// whose hosts count as its own, and its title, which names it in the list.
 type linkSource struct {
+	title string
 	links []string
 	own   []string
 }
 
-// linkGraph counts outside hosts over all sources; a URL repeated within
+// siteLinks gathers one site's links: how many entries link each address,
+// and the addresses in the order they were first found.
+type siteLinks struct {
+	HostCount
+	linked map[string]int
+	order  []string
+}
+
+// linkGraph gathers outside sites over all sources; a URL repeated within
 // one entry counts once, so one link-heavy post does not fill the list.
 func linkGraph(items []linkSource) []HostCount {
-	counts := map[string]*HostCount{}
+	sites := map[string]*siteLinks{}
 	for _, it := range items {
 		own := map[string]bool{}
 		for _, o := range it.own {
 			own[hostOf(o)] = true
 		}
 		seen := map[string]bool{}
+		named := map[string]bool{} // the sites this entry counts for
 		for _, u := range it.links {
 			h := hostOf(u)
 			if h == "" || own[h] || seen[u] {
 				continue
 			}
 			seen[u] = true
-			if counts[h] == nil {
-				counts[h] = &HostCount{Host: h, URL: siteRoot(u)}
+			s := sites[h]
+			if s == nil {
+				s = &siteLinks{HostCount: HostCount{Host: h}, linked: map[string]int{}}
+				sites[h] = s
 			}
-			counts[h].Count++
+			s.Count++
+			if s.linked[u] == 0 {
+				s.order = append(s.order, u)
+			}
+			s.linked[u]++
+			if !named[h] {
+				named[h] = true
+				if s.First == "" {
+					s.First = it.title
+				} else {
+					s.Others++
+				}
+			}
 		}
 	}
-	return topHosts(counts)
+	return topHosts(sites)
 }
 
-// topHosts sorts by count, then host name so the order is stable.
-func topHosts(counts map[string]*HostCount) []HostCount {
-	out := make([]HostCount, 0, len(counts))
-	for _, c := range counts {
-		out = append(out, *c)
+// topHosts sorts by count, then host name so the order is stable, and
+// gives each site its most linked address.
+func topHosts(sites map[string]*siteLinks) []HostCount {
+	out := make([]HostCount, 0, len(sites))
+	for _, s := range sites {
+		for _, u := range s.order {
+			if s.linked[u] > s.linked[s.URL] {
+				s.URL = u
+			}
+		}
+		s.Label = linkLabel(s.URL)
+		out = append(out, s.HostCount)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
@@ -65,10 +127,35 @@ func topHosts(counts map[string]*HostCount) []HostCount {
 		}
 		return out[i].Host < out[j].Host
 	})
-	if len(out) > maxLinkHosts {
-		out = out[:maxLinkHosts]
+	return out[:min(len(out), maxLinkHosts)]
+}
+
+// linkLabel is the text of a link to u: its address without the scheme
+// or a closing "/", its escapes read as a browser's address bar shows them
+// ("/wiki/نعناع", not "/wiki/%D9%86...") unless that would show invisible
+// or direction-changing characters (which are dropped when the address
+// holds them unescaped), cut to maxLinkLabel characters.
+func linkLabel(u string) string {
+	label := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"), "/")
+	if read, err := url.PathUnescape(label); err == nil && utf8.ValidString(read) && !strings.ContainsFunc(read, hidden) {
+		label = read
 	}
-	return out
+	label = strings.Map(func(r rune) rune {
+		if hidden(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(label, "\uFFFD"))
+	if r := []rune(label); len(r) > maxLinkLabel {
+		label = string(r[:maxLinkLabel-1]) + ellipsis
+	}
+	return label
+}
+
+// hidden says whether r would not show as itself in a link's text: a
+// control, or a format character (zero-width, bidi override).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // hrefs lists the link targets of sanitised HTML.
@@ -95,15 +182,6 @@ func hostOf(s string) string {
 		return ""
 	}
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-}
-
-// siteRoot is the root page of the site a URL is on.
-func siteRoot(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}).String()
 }
 
 // contentOf is what an entry shows in full: its content, else its summary.

@@ -198,6 +198,9 @@ func archiveItems(refs []DigestRef) []archiveItem {
 		label := r.Date
 		if day, err := time.Parse(dateLayout, r.Date); err == nil {
 			label = day.Format(dayLayout)
+			if r.Weekly {
+				label = daysCovered(day, r.Since, r.BuiltAt, r.Location).label()
+			}
 		}
 		items = append(items, archiveItem{Date: r.Date, Label: label, Entries: r.Entries})
 	}

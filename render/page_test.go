@@ -238,29 +238,6 @@ func TestStatusPage(t *testing.T) {
 	checkHeadingOrder(t, doc)
 }
 
-// A weekly user's digest is named by its week on the page, in the
-// browser's title and in the Atom feed, as its email's subject does.
-func TestWeeklyDigestTitledByItsWeek(t *testing.T) {
-	d := emptyDigest(t)
-	d.Weekly = true
-	doc, _ := digestDoc(t, d)
-	want := "Digest for the week of Monday 23 November 2020"
-	if got := strings.TrimSpace(doc.Find("h1").First().Text()); !strings.HasPrefix(got, want) {
-		t.Errorf("h1 %q, want %q", got, want)
-	}
-	if got := doc.Find("title").Text(); !strings.Contains(got, want) {
-		t.Errorf("title %q, want it to say %q", got, want)
-	}
-	out, err := AtomFeed("ada", testSite, []Digest{d}, utc("2020-11-23T00:05:00Z"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f atomFeed
-	if err := xml.Unmarshal(out, &f); err != nil || len(f.Entries) != 1 || f.Entries[0].Title != want {
-		t.Errorf("Atom entries %+v (%v), want one titled %q", f.Entries, err, want)
-	}
-}
-
 func TestAtomFeed(t *testing.T) {
 	ds := []Digest{emptyDigest(t), sampleDigest(t)}
 	out, err := AtomFeed("ada", testSite, ds, utc("2020-11-23T00:05:00Z"))

@@ -76,10 +76,14 @@ type Digest struct {
 	// the email names it in List-Unsubscribe. "" for none.
 	Unsubscribe string
 	// Weekly says the digest is a weekly user's, identified by the first
-	// day of its week: the email's subject says "the week of".
-	Weekly    bool
-	Date      string         // local date, YYYY-MM-DD
-	Location  *time.Location // the user's zone, for showing times
+	// day of its week and titled by the days it covers: from the day
+	// Since falls on to the day of BuiltAt (see daysCovered).
+	Weekly   bool
+	Date     string         // local date, YYYY-MM-DD
+	Location *time.Location // the user's zone, for showing times
+	// Since is when the user's previous digest was built, zero for a
+	// first digest: this one holds what was first seen after it.
+	Since     time.Time
 	BuiltAt   time.Time
 	IntroHTML string      // optional, already-rendered trusted HTML (from Markdown); may be empty
 	Groups    []FeedGroup // in the user's order (see FeedGroup.Folder)
@@ -99,11 +103,17 @@ type Digest struct {
 	Links []HostCount
 }
 
-// DigestRef names one digest in an archive listing.
+// DigestRef names one digest in an archive listing: a weekly user's by
+// the days it covers, as its page's title (see Digest).
 type DigestRef struct {
 	Date    string // YYYY-MM-DD
 	Entries int
 	BuiltAt time.Time
+	// Weekly, Since and Location are Digest's: a weekly digest is listed
+	// by the days from Since to BuiltAt in the user's zone.
+	Weekly   bool
+	Since    time.Time
+	Location *time.Location
 }
 
 // UserStatus is one user's row of the status page: when their next

@@ -17,6 +17,7 @@ import (
 // datetime attribute.
 const (
 	dayLayout        = "Monday 2 January 2006"
+	subjectDayLayout = "Monday 2 January"
 	entryLayout      = "2 Jan 2006, 15:04"
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
@@ -162,7 +163,7 @@ func (s *entryStream) entries(yield func(entryView) bool) {
 		}
 		n++
 		ev, links := newEntryView(e, s.group, s.name, s.nested, s.loc)
-		s.sink.sources = append(s.sink.sources, linkSource{links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
+		s.sink.sources = append(s.sink.sources, linkSource{title: ev.Title, links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
 		if !yield(ev) {
 			return
 		}
@@ -238,11 +239,12 @@ type noticeView struct {
 	FeedName, Text, NewURL, Detail string
 }
 
-// digestTitle heads a digest's page and its Atom entry; a weekly user's
-// digest is named by the first day of its week.
+// digestTitle heads a digest's page and its Atom entry, and names it in
+// the index: a daily digest by its day, a weekly one by the days it
+// covers (see daysCovered).
 func digestTitle(d Digest, day time.Time) string {
 	if d.Weekly {
-		return "Digest for the week of " + day.Format(dayLayout)
+		return "Digest for " + daysCovered(day, d.Since, d.BuiltAt, zone(d)).label()
 	}
 	return "Digest for " + day.Format(dayLayout)
 }
@@ -421,6 +423,7 @@ func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
+			title: ev.Title,
 			links: links,
 			own:   []string{ev.URL, g.FeedURL, g.SiteURL},
 		})
