@@ -158,9 +158,18 @@ func TestMetaLineFollowsTheEntry(t *testing.T) {
 		if c.text == "" {
 			continue
 		}
+		// Our words in a right-to-left line (a time, "2 min read") are
+		// isolated left to right, or the day before the month would be
+		// moved to the line's far end ("Nov 2020, 14:05 21").
+		if tm := meta.Find("time"); c.dir == "rtl" && tm.AttrOr("dir", "") != "ltr" {
+			t.Errorf("%s: time %q in a right-to-left line, not isolated left to right", c.link, tm.Text())
+		}
 		line := mail.Find(`h3:has(a[href="` + c.link + `"]), h4:has(a[href="` + c.link + `"])`).Next()
 		if line.Text() != c.text || line.AttrOr("dir", "") != c.dir {
 			t.Errorf("email %s: meta line %q dir=%q, want %q dir=%q", c.link, line.Text(), line.AttrOr("dir", ""), c.text, c.dir)
+		}
+		if c.dir == "rtl" && line.Find(`span[dir="ltr"]`).Length() == 0 {
+			t.Errorf("email %s: the time in a right-to-left line is not isolated left to right", c.link)
 		}
 	}
 }
