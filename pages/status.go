@@ -255,9 +255,11 @@ func needsReader(s domain.FeedState) int {
 // is: whether it answers conditional requests (304), ignores them or
 // refuses them; which validator is trusted (the ETag before
 // Last-Modified, as HTTP does), and which one stayed the same while the
-// feed changed; whether a HEAD comes first. "" before the first poll.
+// feed changed; whether a HEAD comes first. "" until a GET of the feed
+// had an answer: a server that never answered has said nothing about
+// its validators.
 func serverNote(f domain.Feed) string {
-	if f.LastPoll.IsZero() {
+	if f.LastPoll.IsZero() || f.LastGet.IsZero() {
 		return ""
 	}
 	var parts []string

@@ -61,3 +61,24 @@ func TestNextPollInWords(t *testing.T) {
 		})
 	}
 }
+
+// What the status page says of a server's validators comes from its
+// answers: a feed polled but never answered (a 500, a dropped
+// connection) has no note, not "sends no ETag or Last-Modified".
+func TestServerNoteOnlyFromAnswers(t *testing.T) {
+	polled := time.Date(2026, 11, 22, 0, 5, 0, 0, time.UTC)
+	never := domain.Feed{LastStatus: 500}
+	never.LastPoll, never.ErrorCount = polled, 3
+	if note := serverNote(never); note != "" {
+		t.Errorf("a server that never answered: %q, want no note", note)
+	}
+	answered := domain.Feed{LastGet: polled, LastStatus: 200}
+	answered.LastPoll = polled
+	if note := serverNote(answered); note != "sends no ETag or Last-Modified: every poll downloads the feed" {
+		t.Errorf("a server that answered without validators: %q", note)
+	}
+	answered.ETag = `"v1"`
+	if note := serverNote(answered); note != "trusts ETag" {
+		t.Errorf("a server that sent an ETag: %q", note)
+	}
+}
