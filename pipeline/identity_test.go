@@ -211,6 +211,9 @@ func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a month of hourly runs over a 2 MB feed")
 	}
+	// Beside the other tests (its own server, folder and state): minutes
+	// of work on one core at a time, which alone kept the other idle.
+	t.Parallel()
 	days := 30
 	if s := os.Getenv("FEEDDIGEST_BUSY_DAYS"); s != "" {
 		fmt.Sscan(s, &days)

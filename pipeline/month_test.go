@@ -20,6 +20,9 @@ func TestThirtyDaysOfHourlyRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a month of runs")
 	}
+	// Beside the other tests (its own server, folder and state): minutes
+	// of work on one core at a time, which alone kept the other idle.
+	t.Parallel()
 	const feeds, days = 200, 30
 	pub := feedtest.Start(t)
 	pub.SetWindow(10)

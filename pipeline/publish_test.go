@@ -13,7 +13,6 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/internal/feedtest"
-	"feeddigest/internal/pgtest"
 )
 
 // sitePages reads the digest pages, indexes and status page under dir,
@@ -98,7 +97,7 @@ func sortedKeys(m map[string]string) []string {
 // Runs that share a PostgreSQL state but no disk each write the pages of
 // the digests they build; publish writes them all.
 func TestPublishGathersWhatRunsWithoutASharedDiskBuilt(t *testing.T) {
-	db := pgtest.NewDatabase(t)
+	db := migratedDatabase(t)
 	farm := newHostFarm(t, 4, 30*time.Millisecond)
 	var users strings.Builder
 	for i := range 8 {

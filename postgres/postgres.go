@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -114,12 +115,23 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, done := migratedURLs.Load(rawURL); done {
+		return s, nil
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
+	migratedURLs.Store(rawURL, true)
 	return s, nil
 }
+
+// migratedURLs holds the URLs this process has opened and migrated to
+// the current schema: opening one again skips the check, two round trips
+// whose first (a question to the catalog) costs a fresh connection more
+// to plan than most of a run's statements. The program opens its state
+// once; the tests open each database tens of times, once a pass.
+var migratedURLs sync.Map
 
 // OpenReader connects to an existing state for reading only, without the
 // run lock, so that `status` works while a run is in progress. A database

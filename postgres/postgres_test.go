@@ -110,6 +110,33 @@ func TestConcurrentFirstOpensMigrateOnce(t *testing.T) {
 	}
 }
 
+// A database this process has migrated is not asked about its schema
+// again when it is opened again by the same URL (the tests open each
+// database once a pass): with its schema table renamed behind the
+// process's back, the second Open still succeeds, where an Open by
+// another URL of the same database looks, and finds no feeddigest state.
+func TestOpenAgainSkipsTheMigrationCheck(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	open(t, url)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "ALTER TABLE feeddigest_schema RENAME TO hidden_schema"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(ctx, url)
+	if err != nil {
+		t.Fatalf("second open of a migrated database: %v, want no schema check", err)
+	}
+	again.Close()
+	other := pgtest.Require(t).SocketURL(pgtest.DatabaseName(url))
+	if _, err := Open(ctx, other); !errors.Is(err, store.ErrNotState) {
+		t.Fatalf("open by another URL: %v, want the schema checked (ErrNotState)", err)
+	}
+}
+
 // A database holding something else is refused, and left as it was.
 func TestForeignDatabaseIsRefused(t *testing.T) {
 	url := pgtest.NewDatabase(t)
