@@ -207,10 +207,11 @@ func words(r *rand.Rand, n int) string {
 // shows, entries are stored without texts, and forgotten once delivered
 // and gone from the feed. The state file's size after the days of runs
 // is printed, and bounded.
-func TestThousandNewGuidsAPollKeepStateSmall(t *testing.T) {
+func TestMonthOfThousandNewGuidsAPollKeepsStateSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a month of hourly runs over a 2 MB feed")
 	}
+	longWithoutRace(t)
 	// Beside the other tests (its own server, folder and state): minutes
 	// of work on one core at a time, which alone kept the other idle.
 	t.Parallel()

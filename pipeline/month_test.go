@@ -16,10 +16,11 @@ import (
 // zones, feeds posting at their own pace (four of them every two hours,
 // faster than their window between midnights). Every entry must reach
 // every subscriber exactly once, and the state file must stay small.
-func TestThirtyDaysOfHourlyRuns(t *testing.T) {
+func TestMonthOfHourlyRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a month of runs")
 	}
+	longWithoutRace(t)
 	// Beside the other tests (its own server, folder and state): minutes
 	// of work on one core at a time, which alone kept the other idle.
 	t.Parallel()
@@ -160,4 +161,14 @@ func prose(n, size int) string {
 		fmt.Fprintf(&b, ` <a href="https://elsewhere.example/%d/%d">more</a>.</p>`, n, rng.IntN(1000))
 	}
 	return b.String()
+}
+
+// longWithoutRace skips a month-long simulation under the race detector
+// (see raceDetector), saying which command runs it.
+func longWithoutRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("a month of passes through the SQLite driver, twenty times slower under -race: " +
+			"run without -race by the README's full test command (go test -run Month ./pipeline)")
+	}
 }
