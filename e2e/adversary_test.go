@@ -702,8 +702,9 @@ func (r *simRunner) checkNotBlamed(now time.Time) {
 }
 
 // simPageEntry is an entry of a page: an article, its first link the
-// entry's.
-var simPageEntry = regexp.MustCompile(`(?s)<article>.*?href="(https://site\.example/f\d+/p\d+)"`)
+// entry's, or a linked title of a feed's compact list (the entries after
+// its first full_entries, delivered as titles).
+var simPageEntry = regexp.MustCompile(`(?s)(?:<article>.*?|<li><a )href="(https://site\.example/f\d+/p\d+)"`)
 
 // simPages returns, per entry link, the digest dates of user's pages that
 // show it, a date twice for an entry shown twice.
