@@ -236,25 +236,8 @@ func TestDeadRunsHostIsTakenOver(t *testing.T) {
 // so no poll is saved twice.
 func TestLateSaveOfALapsedClaimIsRefused(t *testing.T) {
 	t.Parallel() // beside the other tests, while it waits for a lease to lapse
-	url, plan := sharedState(t)
-	a, b := open(t, url), open(t, url)
-	const lease = time.Second
-	_, _, err := a.JoinPass(ctx, hour, plan.Now, lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pa, err := a.PlanPass(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wa := next(t, a, pa)
-	a.stopHeartbeat() // stalled: no renewals, but still connected
-	a.stopHeartbeat = nil
-	pb, _, err := b.JoinPass(ctx, hour, plan.Now, lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitForHost(t, b, pb, wa.Host, 10*lease)
+	s := stallWhileClaiming(t)
+	a, wa := s.a, s.wa
 	if err := savePassPoll(a, wa, wa.Feeds[0].Feed); !errors.Is(err, store.ErrClaimLost) {
 		t.Errorf("the late save: %v, want ErrClaimLost", err)
 	}
@@ -324,24 +307,8 @@ func TestFeedsToPlan(t *testing.T) {
 // same row finds neither a new row nor, in its snapshot, the old one).
 func TestLateSaveRacingTheTakersSaveIsALostClaim(t *testing.T) {
 	t.Parallel() // beside the other tests, while it waits for a lease to lapse
-	url, plan := sharedState(t)
-	a, b := open(t, url), open(t, url)
-	const lease = time.Second
-	if _, _, err := a.JoinPass(ctx, hour, plan.Now, lease); err != nil {
-		t.Fatal(err)
-	}
-	pa, err := a.PlanPass(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wa := next(t, a, pa)
-	a.stopHeartbeat() // stalled: no renewals, but still connected
-	a.stopHeartbeat = nil
-	pb, _, err := b.JoinPass(ctx, hour, plan.Now, lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wb := waitForHost(t, b, pb, wa.Host, 10*lease)
+	s := stallWhileClaiming(t)
+	a, b, pa, wa, pb, wb := s.a, s.b, s.pa, s.wa, s.pb, s.wb
 	feed := wb.Feeds[0].Feed
 	entries := []domain.Entry{{Key: "id:p-0", Title: "Post 0", Link: "https://a.example/p/0"}}
 
@@ -417,4 +384,34 @@ func waitUntilBlockedOrDone(t *testing.T, s *Store, done chan error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("the late save neither ended nor waited on a lock")
+}
+
+// stalled is a host claimed by run a, whose lease lapsed (no renewals,
+// still connected), then taken over by run b.
+type stalled struct {
+	a, b   *Store
+	pa, pb store.Pass
+	wa, wb store.Work
+}
+
+func stallWhileClaiming(t *testing.T) stalled {
+	t.Helper()
+	url, plan := sharedState(t)
+	s := stalled{a: open(t, url), b: open(t, url)}
+	const lease = time.Second
+	if _, _, err := s.a.JoinPass(ctx, hour, plan.Now, lease); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if s.pa, err = s.a.PlanPass(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	s.wa = next(t, s.a, s.pa)
+	s.a.stopHeartbeat()
+	s.a.stopHeartbeat = nil
+	if s.pb, _, err = s.b.JoinPass(ctx, hour, plan.Now, lease); err != nil {
+		t.Fatal(err)
+	}
+	s.wb = waitForHost(t, s.b, s.pb, s.wa.Host, 10*lease)
+	return s
 }
