@@ -224,20 +224,9 @@ func titlesOnly(d render.Digest) render.Digest {
 type streamed func(io.Writer) error
 
 func (s streamed) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &render.CountingWriter{W: w}
 	err := s(cw)
-	return cw.n, err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
 
 // neighbours are the digests just before and after date in a user's

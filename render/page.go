@@ -42,11 +42,11 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 	if err != nil {
 		return PageBody{}, err
 	}
-	cw := &countingWriter{w: w}
+	cw := &CountingWriter{W: w}
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-top", v); err != nil {
 		return PageBody{}, err
 	}
-	body := PageBody{Offset: cw.n, head: &digestView{User: v.User, Date: v.Date, Day: v.Day, Title: v.Title, Built: v.Built, Zone: v.Zone}}
+	body := PageBody{Offset: cw.N, head: &digestView{User: v.User, Date: v.Date, Day: v.Day, Title: v.Title, Built: v.Built, Zone: v.Zone}}
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-body", v); err != nil {
 		return PageBody{}, err
 	}
@@ -54,7 +54,7 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 		return PageBody{}, err
 	}
 	body.Links = v.PageLinks()
-	body.Length = cw.n - body.Offset
+	body.Length = cw.N - body.Offset
 	if err := pageTemplates.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
 		return PageBody{}, err
 	}
@@ -120,15 +120,17 @@ func pagerHTML(p Pager) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
+// CountingWriter counts the bytes written through it to W: a page's
+// body is placed by its offset, and what is streamed into a file says
+// how much it wrote (io.WriterTo).
+type CountingWriter struct {
+	W io.Writer
+	N int64
 }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
+func (c *CountingWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
+	c.N += int64(n)
 	return n, err
 }
 
