@@ -475,21 +475,30 @@ func newTitleView(e domain.Entry, g FeedGroup, loc *time.Location) titleView {
 		title = displayTitle(e.Title, entryText(e))
 	}
 	tv := titleView{Lang: g.Lang, Title: title, URL: EntryURL(g.FeedURL, e.Link)}
-	when := e.Published
-	if when.IsZero() {
-		when, tv.FirstSeen = e.FirstSeen, true
-	}
-	tv.Time = showTime(when, loc, entryLayout)
+	tv.Time, tv.FirstSeen = entryTime(e, loc)
 	return tv
 }
 
-// TimeText is the compact entry's time for plain text: "first seen"
-// before the time of an undated entry.
-func (tv titleView) TimeText() string {
-	if tv.FirstSeen && tv.Time.Label != "" {
-		return "first seen " + tv.Time.Label
+// TimeText is the compact entry's time for plain text (see timeText).
+func (tv titleView) TimeText() string { return timeText(tv.Time, tv.FirstSeen) }
+
+// entryTime is the time an entry is shown with: its date, else, for an
+// undated one (firstSeen), when it was first seen.
+func entryTime(e domain.Entry, loc *time.Location) (t timeView, firstSeen bool) {
+	when := e.Published
+	if when.IsZero() {
+		when, firstSeen = e.FirstSeen, true
 	}
-	return tv.Time.Label
+	return showTime(when, loc, entryLayout), firstSeen
+}
+
+// timeText is an entry's time for plain text: "first seen" before the
+// time of an undated entry.
+func timeText(t timeView, firstSeen bool) string {
+	if firstSeen && t.Label != "" {
+		return "first seen " + t.Label
+	}
+	return t.Label
 }
 
 // newEntryView shows e from its fragments (see MakeFragments), and
@@ -512,11 +521,7 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		Enclosures: newEnclosureViews(e.Enclosures),
 		AlsoIn:     strings.Join(g.AlsoIn[e.ID], ", "),
 	}
-	when := e.Published
-	if when.IsZero() {
-		when, ev.FirstSeen = e.FirstSeen, true
-	}
-	ev.Time = showTime(when, loc, entryLayout)
+	ev.Time, ev.FirstSeen = entryTime(e, loc)
 	ev.ReadingTime = readingTime(f.Words)
 	ev.MetaText = metaText(ev)
 	ev.Dir = entryDir(ev.Title, ev.Excerpt)
@@ -531,11 +536,7 @@ func metaText(ev entryView) string {
 		parts = append(parts, ev.Author)
 	}
 	if ev.Time.Label != "" {
-		when := ev.Time.Label
-		if ev.FirstSeen {
-			when = "first seen " + when
-		}
-		parts = append(parts, when)
+		parts = append(parts, timeText(ev.Time, ev.FirstSeen))
 	}
 	if ev.ReadingTime != "" {
 		parts = append(parts, ev.ReadingTime)
