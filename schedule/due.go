@@ -153,6 +153,13 @@ func DailyPolls(users []User, due []Due, now time.Time) []DailyPoll {
 	return polls
 }
 
+// owesDailyPoll says whether a weekly user is owed the poll of a feed
+// last polled at lastPoll (zero: never) on their local date: no poll of
+// it since their digest hour began that date.
+func (u User) owesDailyPoll(lastPoll time.Time, date string) bool {
+	return lastPoll.IsZero() || LocalDate(lastPoll, u.Location, u.DigestHour) < date
+}
+
 // Why a feed is polled in a run.
 type Why string
 
@@ -200,7 +207,7 @@ func FeedsToPoll(due []Due, daily []DailyPoll, feeds map[string]FeedState, now t
 	for _, d := range daily {
 		for _, url := range d.Feeds {
 			f, known := feeds[url]
-			if !known || LocalDate(f.LastPoll, d.Location, d.DigestHour) < d.Date {
+			if !known || d.owesDailyPoll(f.LastPoll, d.Date) {
 				wanted[url] = Scheduled
 			}
 		}

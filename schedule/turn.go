@@ -76,7 +76,7 @@ func (s Subscriber) turn(f FeedState, allowed, now time.Time) Turn {
 	daily := s.User
 	daily.Weekly = false // a weekly user's feeds are polled daily too
 	hour := daily.NextDigest(now)
-	owed := s.Due || s.Weekly && (f.LastPoll.IsZero() || LocalDate(f.LastPoll, s.Location, s.DigestHour) < LocalDate(now, s.Location, s.DigestHour))
+	owed := s.Due || s.Weekly && s.owesDailyPoll(f.LastPoll, LocalDate(now, s.Location, s.DigestHour))
 	if owed {
 		hour = now
 	}
