@@ -142,9 +142,8 @@ func videoPage(target string) string {
 	if err != nil {
 		return ""
 	}
-	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 	id, ok := "", false
-	switch host {
+	switch siteHost(u) {
 	case "youtube.com", "youtube-nocookie.com":
 		if id, ok = strings.CutPrefix(u.Path, "/embed/"); ok && validVideoID(id) {
 			return "https://www.youtube.com/watch?v=" + id

@@ -181,6 +181,12 @@ func hostOf(s string) string {
 	if u == nil {
 		return ""
 	}
+	return siteHost(u)
+}
+
+// siteHost is u's host as a reader names the site: lower case, no port,
+// no "www.".
+func siteHost(u *url.URL) string {
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }
 
