@@ -54,7 +54,7 @@ func (f *Feed) write(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Write(body)
 		return
 	}
-	serveConditional(w, r, f.Header, body)
+	ServeConditional(w, r, f.Header, body)
 }
 
 // body is the feed's document with its window newest entries (0: all).

@@ -338,14 +338,14 @@ func (f *Files) serve(w http.ResponseWriter, r *http.Request) {
 	if !f.Modified.IsZero() {
 		h.Set("Last-Modified", f.Modified.UTC().Format(http.TimeFormat))
 	}
-	serveConditional(w, r, h, body)
+	ServeConditional(w, r, h, body)
 }
 
-// serveConditional answers with body, or 304 when the request's
+// ServeConditional answers with body, or 304 when the request's
 // validators match: If-None-Match against the ETag (which the server
 // makes from the body when h has none), else If-Modified-Since against
 // Last-Modified.
-func serveConditional(w http.ResponseWriter, r *http.Request, h http.Header, body []byte) {
+func ServeConditional(w http.ResponseWriter, r *http.Request, h http.Header, body []byte) {
 	maps.Copy(w.Header(), h)
 	etag := h.Get("ETag")
 	if etag == "" {

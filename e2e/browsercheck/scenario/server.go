@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"feeddigest/internal/feedtest"
 )
 
 // server serves the scenario's feeds as they stand at the simulated
@@ -73,19 +75,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	h := fnv.New64a()
-	h.Write(body)
-	etag := fmt.Sprintf(`"%x"`, h.Sum64())
-	w.Header().Set("ETag", etag)
+	h := http.Header{"Content-Type": {contentType}}
 	if len(items) > 0 {
-		w.Header().Set("Last-Modified", items[0].Published.Format(http.TimeFormat))
+		h.Set("Last-Modified", items[0].Published.Format(http.TimeFormat))
 	}
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.Write(body)
+	feedtest.ServeConditional(w, r, h, body)
 }
 
 // dropConnection closes the connection without a word, as a server
