@@ -44,7 +44,7 @@ func TestBusyFeedFirstDigestThenABusyDay(t *testing.T) {
 			t.Errorf("first run: %d entries first seen, %d in the digest; want 51 and 6", sum.NewEntries, sum.DigestEntries)
 		}
 		const note = "leaves out 45 older entries."
-		page, text, html := digestParts(t, cfg.SiteDir, cfg.Email.Outbox, "2026-11-21")
+		page, text, html := digestParts(t, cfg.SiteDir, cfg.Email.Outbox, "ada", "2026-11-21")
 		for part, got := range map[string]string{"page": page, "text": strings.Join(strings.Fields(text), " "), "html": html} {
 			if n := strings.Count(got, note); n != 1 {
 				t.Errorf("first digest: the %s says %d times that 45 older entries were left out, want once", part, n)
@@ -64,7 +64,7 @@ func TestBusyFeedFirstDigestThenABusyDay(t *testing.T) {
 		if sum.NewEntries != 40 || sum.DigestEntries != 40 {
 			t.Errorf("busy day: %d entries first seen, %d in the digest; want 40 and 40", sum.NewEntries, sum.DigestEntries)
 		}
-		page, text, html = digestParts(t, cfg.SiteDir, cfg.Email.Outbox, "2026-11-22")
+		page, text, html = digestParts(t, cfg.SiteDir, cfg.Email.Outbox, "ada", "2026-11-22")
 		if n := strings.Count(page, "<article>"); n != 3 {
 			t.Errorf("busy day: %d entries in full, want full_entries = 3", n)
 		}
@@ -102,12 +102,12 @@ func TestBusyFeedFirstDigestThenABusyDay(t *testing.T) {
 	})
 }
 
-// digestParts are the page of ada's digest of date, and the plain text
+// digestParts are the page of user's digest of date, and the plain text
 // and HTML of its email in the outbox.
-func digestParts(t *testing.T, site, outbox, date string) (page, text, html string) {
+func digestParts(t *testing.T, site, outbox, user, date string) (page, text, html string) {
 	t.Helper()
-	page = readFile(t, filepath.Join(site, "ada", date+".html"))
-	eml, err := os.ReadFile(filepath.Join(outbox, "ada-"+date+".eml"))
+	page = readFile(t, filepath.Join(site, user, date+".html"))
+	eml, err := os.ReadFile(filepath.Join(outbox, user+"-"+date+".eml"))
 	if err != nil {
 		t.Fatal(err)
 	}

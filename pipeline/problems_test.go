@@ -2,14 +2,12 @@ package pipeline
 
 import (
 	"html"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"feeddigest/internal/feedtest"
-	"feeddigest/internal/smtptest"
 )
 
 var tag = regexp.MustCompile(`<[^>]*>`)
@@ -23,16 +21,8 @@ func readable(s string) string {
 // digestTexts are user's page of day and both parts of its email, as read.
 func digestTexts(t *testing.T, siteDir, outbox, user, day string) map[string]string {
 	t.Helper()
-	eml, err := os.ReadFile(filepath.Join(outbox, user+"-"+day+".eml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, parts := smtptest.ReadAlternative(t, eml)
-	return map[string]string{
-		"page": readable(readFile(t, filepath.Join(siteDir, user, day+".html"))),
-		"text": readable(parts["text/plain"]),
-		"html": readable(parts["text/html"]),
-	}
+	page, text, html := digestParts(t, siteDir, outbox, user, day)
+	return map[string]string{"page": readable(page), "text": readable(text), "html": readable(html)}
 }
 
 // A user whose only feed answers 404 every day is told so in every
