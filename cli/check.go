@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/term"
 
 	"feeddigest/config"
 	"feeddigest/fetch"
@@ -164,7 +163,7 @@ type checkProgress struct {
 }
 
 func newCheckProgress(w io.Writer, total int) checkProgress {
-	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
+	if !isTerminal(w) || total == 0 {
 		return checkProgress{}
 	}
 	p := checkProgress{w: w, total: total}

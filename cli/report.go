@@ -16,10 +16,17 @@ import (
 // progressPrinter reports a pass's progress on w: a progress bar when w
 // is a terminal, plain lines otherwise (a CI log, a cron mail).
 func progressPrinter(w io.Writer) func(pipeline.Event) {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(w) {
 		return progressBar(w)
 	}
 	return plainProgress(w)
+}
+
+// isTerminal says whether w is a terminal, where a line may be drawn
+// again in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // progressBar draws one bar for the polls and prints the other events
