@@ -15,6 +15,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/internal/backends"
 	"feeddigest/internal/pgtest"
+	"feeddigest/postgres"
 	"feeddigest/store"
 )
 
@@ -22,6 +23,9 @@ import (
 // and runs the tests beside a throwaway PostgreSQL cluster.
 func TestMain(m *testing.M) {
 	backends.Register()
+	// The tests open each database once a pass: idle connections are
+	// kept between them, as a long-lived process would keep its pool.
+	postgres.KeepClosedPools(6)
 	os.Exit(pgtest.Main(m))
 }
 

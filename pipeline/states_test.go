@@ -7,12 +7,16 @@ import (
 
 	"feeddigest/internal/backends"
 	"feeddigest/internal/pgtest"
+	"feeddigest/postgres"
 	"feeddigest/store"
 )
 
 // TestMain registers the state back ends, as the program's main does.
 func TestMain(m *testing.M) {
 	backends.Register()
+	// The tests open each database once a pass: idle connections are
+	// kept between them, as a long-lived process would keep its pool.
+	postgres.KeepClosedPools(6)
 	os.Exit(pgtest.Main(m))
 }
 
@@ -38,7 +42,9 @@ var migrated = pgtest.Template{Prepare: func(ctx context.Context, url string) er
 	if err != nil {
 		return err
 	}
-	return st.Close()
+	err = st.Close()
+	postgres.CloseKeptPools(url) // it is copied next
+	return err
 }}
 
 // migratedDatabase is a new copy of migrated.

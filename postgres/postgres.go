@@ -34,6 +34,9 @@ import (
 // worker with an identity of its own.
 type Store struct {
 	pool *pgxpool.Pool
+	url  string // as opened: the key of its pool when closed (see KeepClosedPools)
+	// closeOnce hands the pool over once, however often Close is called.
+	closeOnce sync.Once
 	name string // the database, as shown in messages: host, port and name, never a password
 	// worker names this run in claims and poll marks: host, process, and
 	// a random part.
@@ -75,9 +78,12 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 	if !strings.Contains(rawURL, "pool_max_conns") {
 		cfg.MaxConns = defaultMaxConns
 	}
-	s := &Store{name: describe(cfg.ConnConfig), worker: workerName()}
+	s := &Store{url: rawURL, name: describe(cfg.ConnConfig), worker: workerName()}
 	s.List = s.digestListing
 	s.DigestLists = store.DigestLists{Query: s.queryDigests, Where: digestsWhere, At: func(t time.Time) any { return orEpoch(t) }}
+	if s.pool = closedPools.take(rawURL); s.pool != nil {
+		return s, nil // pgxpool pings a connection idle for over a second before handing it out
+	}
 	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("state %s: %w", s.name, err)
@@ -168,11 +174,12 @@ func (e noStateError) Is(target error) bool {
 }
 
 // Close ends the run's part in a shared pass (its claims are free at
-// once for the others) and closes the pool.
+// once for the others) and closes the pool, or keeps it for the next
+// Open of the same URL (see KeepClosedPools).
 func (s *Store) Close() error {
 	s.AbandonPlan()
 	s.leave()
-	s.pool.Close()
+	s.closeOnce.Do(func() { closedPools.put(s.url, s.pool) })
 	return nil
 }
 

@@ -17,7 +17,13 @@ import (
 	"feeddigest/store/storetest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain runs the tests beside a throwaway cluster, keeping closed
+// stores' pools for the next Open of the same database, as the pass tests
+// of other packages do (a test of the pool's own life sets it to 0).
+func TestMain(m *testing.M) {
+	KeepClosedPools(6)
+	os.Exit(pgtest.Main(m))
+}
 
 var ctx = context.Background()
 
@@ -33,7 +39,9 @@ var migrated = pgtest.Template{Prepare: func(ctx context.Context, url string) er
 	if err != nil {
 		return err
 	}
-	return s.Close()
+	err = s.Close()
+	CloseKeptPools(url) // it is copied next
+	return err
 }}
 
 // TestContract runs the store contract's behaviour tests against a real
