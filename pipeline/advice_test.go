@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
 )
 
@@ -31,4 +34,31 @@ func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
 			t.Errorf("requests: %q", pub.Requests())
 		}
 	})
+}
+
+// TestDroppedConnectionInWords: a server that takes the request and
+// closes the connection without a word is said to have done so, not
+// shown as Go's `Get "...": EOF`; other failures keep their own words.
+func TestDroppedConnectionInWords(t *testing.T) {
+	drop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer drop.Close()
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	defer notFound.Close()
+
+	client := fetch.New(fetch.Options{AllowPrivateNetworks: true})
+	defer client.Close()
+	now := at("2026-11-22T00:05:00Z")
+	res := client.Poll(t.Context(), fetch.Request{URL: drop.URL + "/feed"}, now)
+	if got := PollErrorText(res.Err); got != ErrClosedBeforeAnswering.Error() {
+		t.Errorf("dropped connection shown as %q (error %v)", got, res.Err)
+	}
+	res = client.Poll(t.Context(), fetch.Request{URL: notFound.URL + "/feed"}, now)
+	if got := PollErrorText(res.Err); got == ErrClosedBeforeAnswering.Error() || !strings.Contains(got, "404") {
+		t.Errorf("404 shown as %q", got)
+	}
 }
