@@ -111,7 +111,7 @@ func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 		g.Go(func() error { return w.loop(gctx, i == 0) })
 	}
 	for range claimLoops(ps, p.cfg.Fetch.Concurrency) - loops {
-		g.Go(func() error { return w.rateBoundLoop(gctx) })
+		g.Go(func() error { return w.moreHostsLoop(gctx) })
 	}
 	err := g.Wait()
 	// What was polled before an interruption is saved all the same, as
@@ -124,9 +124,9 @@ func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 }
 
 // claimLoops is how many claim loops a run works a pass with:
-// concurrency, and, while the run is bound by its hosts' rates (see
-// rateBoundLoop), one more a host to claim, up to four times that, which
-// bounds the polls under way and so the results waiting to be saved.
+// concurrency, and one more a host to claim (see moreHostsLoop), up to
+// four times that, which bounds the polls under way and so the results
+// waiting to be saved.
 func claimLoops(ps store.Pass, concurrency int) int {
 	concurrency = max(1, concurrency)
 	return max(concurrency, min(ps.Hosts, 4*concurrency))
@@ -273,19 +273,24 @@ func (w *worker) passDone() {
 	w.wake()
 }
 
-// rateBoundLoop claims work while the run is bound by its hosts' rates
-// (fetch.Client.RateBound): its requests wait for their hosts' tokens,
-// while a request to another host would go at once. So a pass of many
-// hosts of many feeds each, each host paced by its token bucket, has them
-// all worked at once, not concurrency at a time; and a run whose own
-// slots are what its requests wait for (a pass bound by latency or CPU)
-// claims no more hosts than before, leaving them to the other runs
-// sharing the pass. It stops when it finds nothing free: the run's first
-// loops watch for the rest (see loop).
-func (w *worker) rateBoundLoop(ctx context.Context) error {
+// moreHostsLoop claims work beside the run's concurrency loops, so that
+// a pass of many hosts, each paced by its token bucket (host_rate), has
+// them all worked at once, not concurrency at a time: the client's
+// concurrency bounds the requests in flight, not the hosts worked. On a
+// pass the run holds alone (the in-process coordinator) it claims at
+// once. On a shared pass it claims only while the run is bound by its
+// hosts' rates (fetch.Client.RateBound: requests wait for their hosts'
+// tokens, none for a slot of the run), so that a run bound by latency or
+// CPU holds no more hosts than its concurrency loops, and leaves the rest
+// to the other runs sharing the pass. It stops when it finds nothing
+// free: the concurrency loops watch for the rest (see loop).
+func (w *worker) moreHostsLoop(ctx context.Context) error {
 	for {
-		if ended, err := w.awaitRateBound(ctx); ended || err != nil {
-			return err
+		// Saves together is alone on the pass (see savesTogether).
+		if !w.group.together {
+			if ended, err := w.awaitRateBound(ctx); ended || err != nil {
+				return err
+			}
 		}
 		work, err := w.pass.st.NextWork(ctx, w.ps)
 		switch {
