@@ -45,6 +45,7 @@ type Options struct {
 	HostRate             float64       // requests per second to one host (default 1)
 	HostBurst            int           // token bucket burst (default DefaultHostBurst)
 	HostWait             time.Duration // longest wait for a host's slot and token (default 10 min)
+	Concurrency          int           // requests in flight over all hosts (default 16)
 	AllowPrivateNetworks bool
 	HeadAlways           bool // HEAD before every GET, even where it cannot pay
 
@@ -76,10 +77,14 @@ func (o *Options) defaults() {
 	if o.HostWait <= 0 {
 		o.HostWait = 10 * time.Minute
 	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
 }
 
 // Client polls feeds. It holds one http.Client and one Transport for the
-// whole run, and the per-host limits. It is safe for concurrent use.
+// whole run, the per-host limits and the run's bound on requests in
+// flight. It is safe for concurrent use.
 type Client struct {
 	opts      Options
 	http      *http.Client
@@ -87,6 +92,14 @@ type Client struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostGate
+	// requests holds a slot per request in flight over all hosts
+	// (Concurrency), taken only once the request may go to its host.
+	requests chan struct{}
+	// What the requests wait for, under mu (see RateBound): a token of
+	// their host's bucket, or a slot of the run; rateBound is closed when
+	// the run may have become rate-bound.
+	awaitingToken, awaitingSlot int
+	rateBound                   chan struct{}
 
 	parsing *semaphore.Weighted // ParseBudget
 }
@@ -101,7 +114,8 @@ type hostGate struct {
 // New builds a Client.
 func New(opts Options) *Client {
 	opts.defaults()
-	c := &Client{opts: opts, hosts: map[string]*hostGate{}, parsing: semaphore.NewWeighted(ParseBudget)}
+	c := &Client{opts: opts, hosts: map[string]*hostGate{}, requests: make(chan struct{}, opts.Concurrency),
+		rateBound: make(chan struct{}), parsing: semaphore.NewWeighted(ParseBudget)}
 	c.userAgent = "feeddigest/" + Version
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
@@ -168,9 +182,10 @@ func (c *Client) gate(host string) *hostGate {
 	return g
 }
 
-// politeTransport waits for a host slot and a rate token before every
-// request, redirects included, and frees the slot when the body is closed.
-// Each request gets timeout from the moment it may go, body included.
+// politeTransport waits for its turn (see Client.turn) before every
+// request, redirects included, and gives the turn back when the body is
+// closed. Each request gets timeout from the moment it may go, body
+// included.
 type politeTransport struct {
 	next    http.RoundTripper
 	client  *Client
@@ -178,25 +193,11 @@ type politeTransport struct {
 }
 
 func (t *politeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	host := req.URL.Hostname()
-	g := t.client.gate(host)
-	ctx := req.Context()
-	// The wait is bounded, though generously: a host that keeps its slots
-	// busy that long (or a slot never given back) fails this poll as a
-	// passing error, retried in a later run, rather than holding the run.
-	wait, cancelWait := context.WithTimeout(ctx, t.client.opts.HostWait)
-	defer cancelWait()
-	select {
-	case g.slots <- struct{}{}:
-	case <-wait.Done():
-		return nil, hostBusy(ctx, host, wait.Err())
+	release, err := t.client.turn(req.Context(), req.URL.Hostname())
+	if err != nil {
+		return nil, err
 	}
-	release := sync.OnceFunc(func() { <-g.slots })
-	if err := g.limiter.Wait(wait); err != nil {
-		release()
-		return nil, hostBusy(ctx, host, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
@@ -205,6 +206,125 @@ func (t *politeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &releasingBody{ReadCloser: resp.Body, release: func() { cancel(); release() }}
 	return resp, nil
+}
+
+// turn waits until a request may go to host: one of the host's slots,
+// a token of its bucket, and one of the run's request slots, taken in
+// that order, so that a request waiting for its host holds none of the
+// run's slots, which bound requests in flight, not requests waiting to be
+// allowed. The token is taken last, as the request goes: one taken and
+// then held while the run's slots are busy would let the host's bucket
+// refill meanwhile, and the host be hit by the held requests and a full
+// burst at once. Release gives the slots back.
+//
+// Only the wait for the host counts against HostWait (a host that keeps
+// its slots busy that long, or a slot never given back, fails this poll
+// as a passing error, retried in a later run, rather than holding the
+// run); the wait for the run's own slots does not, which the requests in
+// flight free within their timeout, and which is no fault of the feed.
+func (c *Client) turn(ctx context.Context, host string) (release func(), err error) {
+	g := c.gate(host)
+	deadline := time.Now().Add(c.opts.HostWait)
+	wait, cancelWait := context.WithDeadline(ctx, deadline)
+	defer cancelWait()
+	select {
+	case g.slots <- struct{}{}:
+	case <-wait.Done():
+		return nil, hostBusy(ctx, host, wait.Err())
+	}
+	for {
+		if err := c.awaitToken(ctx, g, deadline); err != nil {
+			<-g.slots
+			return nil, hostBusy(ctx, host, err)
+		}
+		asked := time.Now()
+		if err := c.awaitSlot(ctx); err != nil {
+			<-g.slots
+			return nil, err
+		}
+		deadline = deadline.Add(time.Since(asked))
+		if g.limiter.Allow() {
+			return sync.OnceFunc(func() { <-c.requests; <-g.slots }), nil
+		}
+		// Another request to the host took the token while this one
+		// waited for a slot of the run: it waits for the next token
+		// without holding the slot.
+		<-c.requests
+	}
+}
+
+// errNoTokenInTime means the host's bucket holds no token before the
+// wait's deadline.
+var errNoTokenInTime = errors.New("no rate token before the deadline")
+
+// awaitToken waits until the host's bucket holds a token, without taking
+// it. A token that comes after deadline is refused at once, not waited
+// for until the deadline.
+func (c *Client) awaitToken(ctx context.Context, g *hostGate, deadline time.Time) error {
+	for {
+		now := time.Now()
+		tokens := g.limiter.TokensAt(now)
+		if tokens >= 1 {
+			return nil
+		}
+		delay := time.Duration((1 - tokens) / float64(g.limiter.Limit()) * float64(time.Second))
+		if now.Add(delay).After(deadline) {
+			return errNoTokenInTime
+		}
+		c.waiting(&c.awaitingToken, +1)
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		}
+		c.waiting(&c.awaitingToken, -1)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// awaitSlot waits for a slot of the run.
+func (c *Client) awaitSlot(ctx context.Context) error {
+	select {
+	case c.requests <- struct{}{}:
+		return nil
+	default:
+	}
+	c.waiting(&c.awaitingSlot, +1)
+	defer c.waiting(&c.awaitingSlot, -1)
+	select {
+	case c.requests <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waiting counts a request in or out of a wait (one of the await
+// counters), and says when the run may have become rate-bound.
+func (c *Client) waiting(counter *int, delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	*counter += delta
+	if c.awaitingToken > 0 && c.awaitingSlot == 0 {
+		close(c.rateBound)
+		c.rateBound = make(chan struct{})
+	}
+}
+
+// RateBound says whether the run is bound by its hosts' rates: requests
+// wait for their hosts' tokens while none waits for a slot of the run, so
+// that requests to other hosts would go at once. The channel is closed
+// when that may have become so, for a caller to ask again. A run works
+// more hosts at once only while it is (see pipeline's claim loops):
+// bound by its own slots, it would hold hosts that other runs sharing
+// the pass could poll.
+func (c *Client) RateBound() (bool, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.awaitingToken > 0 && c.awaitingSlot == 0, c.rateBound
 }
 
 // ErrHostBusy means a request waited longer than HostWait for its turn

@@ -55,15 +55,10 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 	*res = sub
 }
 
-// readDiscovered parses the body of a feed a page announced, in a parse
-// turn of its own. The poll was recorded before the page was read.
+// readDiscovered parses the body of a feed a page announced, in the
+// parse turn its download took. The poll was recorded before the page was read.
 func (c *Client) readDiscovered(ctx context.Context, req Request, res *Result, body *fetchedBody) {
-	release, err := c.parseTurn(ctx, body.body)
-	if err != nil {
-		res.fail(OutcomeBroken, res.Status, err)
-		return
-	}
-	defer release()
+	defer body.release()
 	parsed, err := parse.Read(body.body, body.contentType, body.url)
 	if parsed.Page || errors.Is(err, parse.ErrPageWithoutFeed) || errors.Is(err, parse.ErrUnreadablePage) {
 		// No second round of discovery: a page linking to a page is a

@@ -141,6 +141,7 @@ type fetchedBody struct {
 	url         *url.URL // after redirects: what relative links resolve against
 	hash        string
 	trace       *redirectTrace
+	release     func() // its parse turn
 }
 
 // Fetch sends a poll's requests at now: a conditional GET, after a HEAD
@@ -163,12 +164,7 @@ func (c *Client) Fetch(ctx context.Context, req Request, now time.Time) *Fetched
 	if body == nil {
 		return f.finish()
 	}
-	release, err := c.parseTurn(ctx, body.body)
-	if err != nil {
-		f.res.fail(OutcomeBroken, f.res.Status, err)
-		return f.finish()
-	}
-	f.body, f.release = body, release
+	f.body, f.release = body, body.release
 	return f
 }
 
@@ -339,10 +335,11 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 		resp.Body.Close()
 		return c.unconditional(ctx, req, now, res)
 	}
+	// Closing frees the host's and the run's slots, which a feed the
+	// page links to on the same host will need: the body is done with
+	// before any discovery.
+	defer resp.Body.Close()
 	body, ok := c.readAnswer(resp, req, now, res)
-	// Closing frees the host slot, which a feed the page links to on the
-	// same host will need: the body is done with before any discovery.
-	resp.Body.Close()
 	if !ok {
 		if res.Outcome == OutcomeUnchanged && req.Conditional() {
 			// A 304 to the stored validators: the target has the feed.
@@ -364,7 +361,17 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 	if resp.Request != nil && resp.Request.URL != nil {
 		final = resp.Request.URL
 	}
-	return &fetchedBody{body: body, contentType: resp.Header.Get("Content-Type"), url: final, hash: hash, trace: trace}
+	// The body's parse turn is waited for before the body is closed, in
+	// the request's slots: so the bodies read and waiting for their turn
+	// are at most one a request in flight (Concurrency), however many
+	// polls are under way.
+	release, err := c.parseTurn(ctx, body)
+	if err != nil {
+		res.fail(OutcomeBroken, res.Status, err)
+		return nil
+	}
+	return &fetchedBody{body: body, contentType: resp.Header.Get("Content-Type"), url: final, hash: hash, trace: trace,
+		release: release}
 }
 
 // readAnswer settles every answer but 200 and 226 in res, and reads the

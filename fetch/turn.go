@@ -14,7 +14,8 @@ import (
 // Parsing costs memory by the node, up to 150 MB for a body at MaxNodes,
 // so without it a run's memory would grow with concurrency times that;
 // with it, a run holds at most concurrency bodies of max_body waiting for
-// their turn, and ParseBudget nodes being parsed.
+// their turn (a body waits in its request's slots: see download), and
+// ParseBudget nodes being parsed.
 const ParseBudget = 2 * parse.MaxNodes
 
 // ErrNotParsed means a body was never read: no turn to parse it came

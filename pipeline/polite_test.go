@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
 )
 
@@ -316,6 +318,45 @@ func TestPerHostBoundsRequestsToEachHost(t *testing.T) {
 		}
 		if all := ts.PeakInFlight(); all < 3 {
 			t.Errorf("%d requests in flight at the peak over both hosts: the hosts were not polled side by side", all)
+		}
+	})
+}
+
+// A pass of more hosts than concurrency, each paced by its token bucket,
+// has them all worked at once: while the hosts claimed first wait for
+// their tokens, the run's slots are free and its other loops claim the
+// rest, instead of concurrency hosts at a time. Every host has its first
+// request before any host has the one after its burst, which waits for a
+// token a second away.
+func TestRateBoundPassWorksEveryHostAtOnce(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		const hosts, feedsAHost = 6, fetch.DefaultHostBurst + 1
+		farm := feedtest.StartFarm(t, hosts, 0)
+		var mu sync.Mutex
+		asked := map[string]int{}
+		farm.Hold(func(r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked[r.Host]++
+			if asked[r.Host] == feedsAHost && len(asked) < hosts {
+				t.Errorf("%s has its request after its burst while %d of %d hosts had none yet", r.Host, hosts-len(asked), hosts)
+			}
+		})
+		var urls []string
+		for h := range hosts {
+			for i := range feedsAHost {
+				url := farm.URL(h, fmt.Sprintf("/feed%d", i))
+				farm.Post(url, fmt.Sprintf("h%df%d", h, i))
+				urls = append(urls, url)
+			}
+		}
+		cfg := testConfig(t, state, oneUser(t, urls...), "")
+		cfg.Fetch.Concurrency, cfg.Fetch.PerHost, cfg.Fetch.HostRate = 2, 1, 1
+		runAt(t, cfg, "2026-11-21T12:00:00Z")
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) != hosts {
+			t.Errorf("%d hosts asked, want %d", len(asked), hosts)
 		}
 	})
 }

@@ -329,6 +329,7 @@ func NewClient(cfg *config.Config) *fetch.Client {
 		MaxBody:              cfg.Fetch.MaxBody,
 		PerHost:              cfg.Fetch.PerHost,
 		HostRate:             cfg.Fetch.HostRate,
+		Concurrency:          cfg.Fetch.Concurrency,
 		AllowPrivateNetworks: cfg.Fetch.AllowPrivateNetworks,
 		HeadAlways:           cfg.Fetch.Head == config.HeadAlways,
 	})

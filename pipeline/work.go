@@ -99,16 +99,19 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	return p.st.PlanPass(ctx, plan)
 }
 
-// claim claims and does work of the pass until none is left: as many
-// claims at once as polls may be in flight (concurrency), each host
-// polled per_host at a time.
+// claim claims and does work of the pass until none is left, in
+// claimLoops loops, each host polled per_host at a time.
 func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 	client := NewClient(p.cfg)
 	defer client.Close()
 	w := newWorker(p, ps, client)
 	g, gctx := errgroup.WithContext(ctx)
-	for i := range max(1, p.cfg.Fetch.Concurrency) {
+	loops := max(1, p.cfg.Fetch.Concurrency)
+	for i := range loops {
 		g.Go(func() error { return w.loop(gctx, i == 0) })
+	}
+	for range claimLoops(ps, p.cfg.Fetch.Concurrency) - loops {
+		g.Go(func() error { return w.moreHostsLoop(gctx) })
 	}
 	err := g.Wait()
 	// What was polled before an interruption is saved all the same, as
@@ -120,13 +123,25 @@ func (p *pass) claim(ctx context.Context, ps store.Pass) error {
 	return err
 }
 
-// worker is this run's share of a pass: claim loops, one HTTP client,
-// and the bound on polls in flight.
+// claimLoops is how many claim loops a run works a pass with:
+// concurrency, and one more a host to claim (see moreHostsLoop), up to
+// four times that, which bounds the polls under way and so the results
+// waiting to be saved.
+func claimLoops(ps store.Pass, concurrency int) int {
+	concurrency = max(1, concurrency)
+	return max(concurrency, min(ps.Hosts, 4*concurrency))
+}
+
+// worker is this run's share of a pass: claim loops and one HTTP client,
+// which bounds the requests in flight.
 type worker struct {
-	pass     *pass
-	ps       store.Pass
-	client   *fetch.Client
-	inFlight chan struct{}
+	pass   *pass
+	ps     store.Pass
+	client *fetch.Client
+	// building bounds the digests built at once (concurrency), whatever
+	// the number of claim loops: their rows and pages are the pass's
+	// largest memory.
+	building chan struct{}
 	// done and failed count the polls saved, and those failed, for
 	// progress; under pass.mu.
 	done, failed int
@@ -143,11 +158,14 @@ type worker struct {
 	watching   bool // a loop is the watcher; under watchingMu
 	// group holds the unchanged polls waiting to be saved together.
 	group unchangedGroup
+	// ended is closed once a loop finds the pass done.
+	ended     chan struct{}
+	endedOnce sync.Once
 }
 
 func newWorker(p *pass, ps store.Pass, client *fetch.Client) *worker {
-	return &worker{pass: p, ps: ps, client: client, inFlight: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
-		nudge: make(chan struct{}, 1), group: unchangedGroup{together: savesTogether(p.st)}}
+	return &worker{pass: p, ps: ps, client: client, building: make(chan struct{}, max(1, p.cfg.Fetch.Concurrency)),
+		nudge: make(chan struct{}, 1), group: unchangedGroup{together: savesTogether(p.st)}, ended: make(chan struct{})}
 }
 
 // wake wakes one waiting claim loop, to ask for work: a loop wakes
@@ -205,7 +223,7 @@ const (
 // loop claims work until the pass is done. The first loop asks at once;
 // the others wait to be woken when it claims work (see wake).
 func (w *worker) loop(ctx context.Context, first bool) error {
-	p, co := w.pass, w.pass.st
+	co := w.pass.st
 	if !first {
 		if err := w.wait(ctx, waitForWork, workFreed(co)); err != nil {
 			return err
@@ -219,7 +237,7 @@ func (w *worker) loop(ctx context.Context, first bool) error {
 		work, err := co.NextWork(ctx, w.ps)
 		switch {
 		case errors.Is(err, store.ErrPassDone):
-			w.wake()
+			w.passDone()
 			return nil
 		case errors.Is(err, store.ErrNoWorkYet):
 			// The polls waiting to be saved together may be what the
@@ -241,25 +259,96 @@ func (w *worker) loop(ctx context.Context, first bool) error {
 			return err
 		}
 		w.wake()
-		if err := w.do(ctx, work); err != nil {
-			// Given back, for another run (or this one's next claim).
-			releaseErr := co.ReleaseWork(context.WithoutCancel(ctx), work)
-			if errors.Is(err, store.ErrClaimLost) && releaseErr == nil && ctx.Err() == nil {
-				// This run was too slow to renew its lease (a loaded
-				// machine, a long pause): another run has the work, and
-				// this one claims on.
-				p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "error", err)
-				continue
-			}
-			return errors.Join(err, releaseErr)
-		}
-		err = co.FinishWork(ctx, work)
-		if errors.Is(err, store.ErrClaimLost) {
-			p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "digest", work.Digest)
-		} else if err != nil {
+		if err := w.doClaimed(ctx, work); err != nil {
 			return err
 		}
 	}
+}
+
+// passDone tells the loops that the pass is done: those waiting for the
+// run to be rate-bound stop, and the next waiting loop is woken to find
+// it done too.
+func (w *worker) passDone() {
+	w.endedOnce.Do(func() { close(w.ended) })
+	w.wake()
+}
+
+// moreHostsLoop claims work beside the run's concurrency loops, so that
+// a pass of many hosts, each paced by its token bucket (host_rate), has
+// them all worked at once, not concurrency at a time: the client's
+// concurrency bounds the requests in flight, not the hosts worked. On a
+// pass the run holds alone (the in-process coordinator) it claims at
+// once. On a shared pass it claims only while the run is bound by its
+// hosts' rates (fetch.Client.RateBound: requests wait for their hosts'
+// tokens, none for a slot of the run), so that a run bound by latency or
+// CPU holds no more hosts than its concurrency loops, and leaves the rest
+// to the other runs sharing the pass. It stops when it finds nothing
+// free: the concurrency loops watch for the rest (see loop).
+func (w *worker) moreHostsLoop(ctx context.Context) error {
+	for {
+		// Saves together is alone on the pass (see savesTogether).
+		if !w.group.together {
+			if ended, err := w.awaitRateBound(ctx); ended || err != nil {
+				return err
+			}
+		}
+		work, err := w.pass.st.NextWork(ctx, w.ps)
+		switch {
+		case errors.Is(err, store.ErrPassDone):
+			w.passDone()
+			return nil
+		case errors.Is(err, store.ErrNoWorkYet):
+			return nil
+		case err != nil:
+			return err
+		}
+		w.wake()
+		if err := w.doClaimed(ctx, work); err != nil {
+			return err
+		}
+	}
+}
+
+// awaitRateBound waits until the run is bound by its hosts' rates, or
+// the pass is done (ended).
+func (w *worker) awaitRateBound(ctx context.Context) (ended bool, err error) {
+	for {
+		bound, changed := w.client.RateBound()
+		if bound {
+			return false, nil
+		}
+		select {
+		case <-changed:
+		case <-w.ended:
+			return true, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// doClaimed does claimed work and finishes it, or gives it back; a claim
+// another run took over is no error.
+func (w *worker) doClaimed(ctx context.Context, work store.Work) error {
+	p, co := w.pass, w.pass.st
+	if err := w.do(ctx, work); err != nil {
+		// Given back, for another run (or this one's next claim).
+		releaseErr := co.ReleaseWork(context.WithoutCancel(ctx), work)
+		if errors.Is(err, store.ErrClaimLost) && releaseErr == nil && ctx.Err() == nil {
+			// This run was too slow to renew its lease (a loaded
+			// machine, a long pause): another run has the work, and
+			// this one claims on.
+			p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "error", err)
+			return nil
+		}
+		return errors.Join(err, releaseErr)
+	}
+	err := co.FinishWork(ctx, work)
+	if errors.Is(err, store.ErrClaimLost) {
+		p.opts.Log.Warn("work taken over by another run", "kind", work.Kind, "host", work.Host, "digest", work.Digest)
+		return nil
+	}
+	return err
 }
 
 // workFreed is closed when work of the pass is freed, for a coordinator
@@ -283,6 +372,12 @@ func (w *worker) do(ctx context.Context, work store.Work) error {
 	case store.WorkHost:
 		return w.pollHost(ctx, work)
 	case store.WorkDigest:
+		select {
+		case w.building <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-w.building }()
 		return w.digest(ctx, work.Digest)
 	case store.WorkEnd:
 		p := w.pass
@@ -355,13 +450,9 @@ func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 
 func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, why schedule.Why) error {
 	p := w.pass
-	select {
-	case w.inFlight <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	// The run's concurrency is the client's to keep (fetch.Options):
+	// it bounds requests in flight, not polls waiting for their host.
 	res, marked, stateErr := p.pollFeed(ctx, w.client, f)
-	<-w.inFlight
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening
 	}

@@ -118,9 +118,10 @@ func (s *Store) JoinPass(ctx context.Context, hour, now time.Time, lease time.Du
 func (s *Store) unfinishedPass(ctx context.Context, q querier, hour time.Time) (store.Pass, error) {
 	var p store.Pass
 	err := q.QueryRow(ctx, `SELECT id, hour, now, (SELECT count(*) FROM pass_feeds f WHERE f.pass_id = p.id),
-		(SELECT count(*) FROM pass_digests d WHERE d.pass_id = p.id)
+		(SELECT count(*) FROM pass_digests d WHERE d.pass_id = p.id),
+		(SELECT count(*) FROM pass_hosts h WHERE h.pass_id = p.id AND NOT h.done)
 		FROM passes p WHERE hour = $1 AND finished_at IS NULL ORDER BY id DESC LIMIT 1`, hour).
-		Scan(&p.ID, timeOf{&p.Hour}, timeOf{&p.Now}, &p.Feeds, &p.Digests)
+		Scan(&p.ID, timeOf{&p.Hour}, timeOf{&p.Now}, &p.Feeds, &p.Digests, &p.Hosts)
 	return p, err
 }
 
@@ -163,6 +164,7 @@ func (s *Store) PlanPass(ctx context.Context, plan store.PassPlan) (store.Pass, 
 		}
 		feedIDs[i], feedHosts[i], whys[i] = f.FeedID, f.Host, f.Why
 	}
+	p.Hosts = len(hosts)
 	users := make([]string, len(plan.Digests))
 	dates := make([]string, len(plan.Digests))
 	for i, d := range plan.Digests {

@@ -103,7 +103,7 @@ func TestPassIsPlannedOnceAndShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	pb := <-joined
-	if pb.ID != pa.ID || !pb.Now.Equal(plan.Now) || pb.Feeds != 3 || pb.Digests != 2 {
+	if pb.ID != pa.ID || !pb.Now.Equal(plan.Now) || pb.Feeds != 3 || pb.Digests != 2 || pb.Hosts != 2 || pa.Hosts != 2 {
 		t.Fatalf("joined %+v, planned %+v", pb, pa)
 	}
 

@@ -349,6 +349,9 @@ type Pass struct {
 	Now  time.Time // the clock of the pass, its planner's: every run of the pass decides with it
 	// Feeds and Digests are how many feeds it polls and digests it builds.
 	Feeds, Digests int
+	// Hosts is how many hosts its feeds are on, less those done when a
+	// run joins it: how many host claims a run may hold at once.
+	Hosts int
 }
 
 // PassPlan is what a pass does: the feeds to poll, with their hosts

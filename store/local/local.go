@@ -171,7 +171,7 @@ func (c *Coordinator) PlanPass(ctx context.Context, plan store.PassPlan) (store.
 			}
 		}
 	}
-	c.pass.Feeds, c.pass.Digests = len(plan.Feeds), len(plan.Digests)
+	c.pass.Feeds, c.pass.Digests, c.pass.Hosts = len(plan.Feeds), len(plan.Digests), len(c.hosts)
 	return c.pass, nil
 }
 

@@ -79,8 +79,12 @@ func planned(t *testing.T, co store.Coordinator, subs map[string][]string, feeds
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ps.Feeds != len(feeds) || ps.Digests != len(users) {
-		t.Fatalf("planned %+v, want %d feeds and %d digests", ps, len(feeds), len(users))
+	hosts := map[string]bool{}
+	for _, pp := range plan.Feeds {
+		hosts[pp.Host] = true
+	}
+	if ps.Feeds != len(feeds) || ps.Digests != len(users) || ps.Hosts != len(hosts) {
+		t.Fatalf("planned %+v, want %d feeds, %d digests and %d hosts", ps, len(feeds), len(users), len(hosts))
 	}
 	return ps, byURL
 }
