@@ -78,3 +78,43 @@ func processCPU() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkUpdateFeeds measures saving 100 unchanged polls (a 304 each)
+// together, as BenchmarkRun2000Feeds' day 2 does (e2e/): their records
+// in one transaction (UpdateFeeds).
+//
+//	go test -run '^$' -bench UpdateFeeds -count 6 ./sqlite/
+func BenchmarkUpdateFeeds(b *testing.B) {
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	subs := map[string][]string{}
+	for i := range 2000 {
+		u := fmt.Sprintf("user%d", i%20)
+		subs[u] = append(subs[u], fmt.Sprintf("https://site%d.example/feed", i))
+	}
+	if err := s.SyncSubscriptions(ctx, subs, t0); err != nil {
+		b.Fatal(err)
+	}
+	feeds, err := s.Feeds(ctx)
+	if err != nil || len(feeds) != 2000 {
+		b.Fatalf("%d feeds, %v", len(feeds), err)
+	}
+	now := t0.Add(time.Hour)
+	cpu := processCPU()
+	for i := 0; b.Loop(); i++ {
+		group := make([]domain.Feed, 100)
+		for j := range group {
+			f := feeds[(i*100+j)%len(feeds)]
+			f.LastPoll, f.LastSuccess, f.NextPoll = now, now, now.Add(24*time.Hour)
+			f.ETag, f.LastStatus, f.Polls = `"v1"`, 304, f.Polls+i
+			group[j] = f
+		}
+		if err := s.UpdateFeeds(ctx, group); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N)/100, "cpu-µs/poll")
+}
