@@ -274,8 +274,9 @@ const (
 // (without texts when bare), and counts the new and the known. A known
 // entry stored without texts stays so. The new entries and the texts
 // are written a chunk of rows a statement (insertEntries, saveTexts):
-// modernc's SQLite costs about as much a statement as a row, and a
-// poll's entries are mostly new or mostly known.
+// each statement has a fixed cost, through database/sql and modernc's
+// SQLite, that a chunk's rows share. Known entries, rarer, are updated
+// one by one.
 func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, feedID int64, entries []domain.Entry, bare []bool, now time.Time) (store.SaveStats, error) {
 	inserted, err := s.insertNew(ctx, tx, feedID, entries, bare, now)
 	if err != nil {
