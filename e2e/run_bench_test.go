@@ -56,7 +56,9 @@ const (
 //	go test -run '^$' -bench Run2000Feeds -benchtime 3x ./e2e/
 //
 // FEEDDIGEST_CPUPROFILE=/tmp/cpu makes each child write a CPU profile to
-// /tmp/cpu.<variant>.day<N> (see startCPUProfile in main.go).
+// /tmp/cpu.<variant>.day<N> (see startCPUProfile in main.go);
+// FEEDDIGEST_BENCH_BINARY runs another build of feeddigest instead of the
+// module's (runBenchBinary).
 func BenchmarkRun2000Feeds(b *testing.B) {
 	bound := politenessBound(runBenchFeedsOfHost, runBenchHosts*runBenchFeedsOfHost)
 	b.Logf("politeness bound: %v", bound)
@@ -277,10 +279,20 @@ outbox = "outbox"
 	return c.String()
 }
 
+// runBenchBinary is the binary the benchmark runs: the module's, or
+// FEEDDIGEST_BENCH_BINARY, another build of feeddigest (an older commit's,
+// to compare profiles on the same farm).
+func runBenchBinary(b *testing.B) string {
+	if bin := os.Getenv("FEEDDIGEST_BENCH_BINARY"); bin != "" {
+		return bin
+	}
+	return binary(b)
+}
+
 // runMeasured runs `feeddigest run -json` at now under peakrss.
 func runMeasured(b *testing.B, config string, now time.Time, profile string) runBenchDay {
 	b.Helper()
-	cmd := command(peakRSS(b), []string{"FEEDDIGEST_CPUPROFILE="}, binary(b), "run", "-json", "-config", config, "-now", now.Format(time.RFC3339))
+	cmd := command(peakRSS(b), []string{"FEEDDIGEST_CPUPROFILE="}, runBenchBinary(b), "run", "-json", "-config", config, "-now", now.Format(time.RFC3339))
 	if dir := os.Getenv("FEEDDIGEST_CPUPROFILE"); dir != "" {
 		cmd.Env = append(cmd.Env, "FEEDDIGEST_CPUPROFILE="+dir+"."+profile)
 	}

@@ -29,7 +29,7 @@ func readRepaired(body []byte, contentType string, base *url.URL) *Feed {
 	if checkShape(fixed, true) != nil {
 		return nil
 	}
-	feed, err := parseFeed(fixed, contentType, base)
+	feed, err := parseFeed(fixed, parseOrder(fixed, contentType), contentType, base)
 	if err != nil || len(feed.Entries) == 0 {
 		return nil
 	}

@@ -29,13 +29,13 @@ var formats = map[gofeed.FeedType]format{
 	gofeed.FeedTypeJSON: {"json", parseJSON},
 }
 
-// parseFeed reads a body with gofeed's parsers, in parseOrder, and
-// reduces the first feed read to a Feed (stage 5): stages 4 and 5. The
+// parseFeed reads a body with gofeed's parsers, in order (parseOrder's
+// of the body), and reduces the first feed read to a Feed (stage 5):
+// stages 4 and 5. The
 // format is sniffed from the body; when that parser fails, the one the
 // Content-Type names and then the rest are tried, because servers label
 // Atom as RSS, JSON Feed as text/plain, and so on.
-func parseFeed(body []byte, contentType string, base *url.URL) (*Feed, error) {
-	order := parseOrder(body, contentType)
+func parseFeed(body []byte, order []gofeed.FeedType, contentType string, base *url.URL) (*Feed, error) {
 	var errs []error
 	for _, ft := range order {
 		f := formats[ft]

@@ -100,12 +100,14 @@ func Read(body []byte, contentType string, base *url.URL) (Parsed, error) {
 // readFeed reads a body as a feed: stages 1 to 5. An HTML page is
 // ErrNotFeed here.
 func readFeed(body []byte, contentType string, base *url.URL) (*Feed, error) {
-	body = feedUTF8(body, contentType)                                                // 1
-	if err := checkShape(body, readsXML(parseOrder(body, contentType))); err != nil { // 2
+	body = feedUTF8(body, contentType) // 1
+	// The body is sniffed once: gofeed's sniffer copies the whole body.
+	order := parseOrder(body, contentType)
+	if err := checkShape(body, readsXML(order)); err != nil { // 2
 		return nil, err
 	}
 	if feed := readRepaired(body, contentType, base); feed != nil { // 3
 		return feed, nil
 	}
-	return parseFeed(body, contentType, base) // 4, 5
+	return parseFeed(body, order, contentType, base) // 4, 5
 }

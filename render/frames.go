@@ -51,13 +51,56 @@ func linkFrames(raw, base string) string {
 // mayHoldFrame says whether raw names one of frameElements: most
 // content names none and is not parsed here.
 func mayHoldFrame(raw string) bool {
-	lower := strings.ToLower(raw)
 	for _, tag := range []string{"<iframe", "<embed", "<object", "<video"} {
-		if strings.Contains(lower, tag) {
+		if containsFold(raw, tag) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsFold says whether s contains substr, ASCII in lower case, in
+// any case: strings.Contains(strings.ToLower(s), substr) without a
+// lower-case copy of every entry's content.
+func containsFold(s, substr string) bool {
+	first, rest := substr[0], substr[1:]
+	caseless := first < 'a' || first > 'z' // '<': found from tag to tag
+	for i := 0; i+len(substr) <= len(s); i++ {
+		if caseless {
+			j := strings.IndexByte(s[i:], first)
+			if j < 0 {
+				return false
+			}
+			i += j
+		} else if lowerASCII(s[i]) != first {
+			continue
+		}
+		if hasPrefixFold(s[i+1:], rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFold says whether s starts with prefix, ASCII in lower case,
+// in any case.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		if lowerASCII(s[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // replaceFrames replaces the frames below n with their links (see

@@ -110,3 +110,18 @@ func FuzzFrameLink(f *testing.F) {
 		})
 	})
 }
+
+// The prefilters' containsFold answers as strings.Contains of the
+// lowered text does, for the lower-case ASCII words they look for.
+func TestContainsFoldIsContainsOfLowered(t *testing.T) {
+	for _, c := range []struct{ s, substr string }{
+		{"a <IFRAME src>", "<iframe"}, {"a <ifram", "<iframe"}, {"<", "<img"}, {"", "<img"},
+		{"<p><Img src=x>", "<img"}, {"x WIDTH=3", "width"}, {"widt", "width"}, {"hEiGhT", "height"},
+		{"<<<vIdEo", "<video"}, {"Ünïcode <émbed <EMBED", "<embed"}, {"<objec", "<object"},
+	} {
+		want := strings.Contains(strings.ToLower(c.s), c.substr)
+		if got := containsFold(c.s, c.substr); got != want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", c.s, c.substr, got, want)
+		}
+	}
+}

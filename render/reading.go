@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Reading time: an entry of readingFrom words or more says how long it
@@ -26,9 +27,13 @@ func countWords(text string) int {
 	for field := range strings.FieldsSeq(text) {
 		other := false
 		for _, r := range field {
-			if isCJK(r) {
+			switch {
+			case r < utf8.RuneSelf:
+				// Most text: no range table to search.
+				other = other || 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9'
+			case isCJK(r):
 				wide++
-			} else if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
 				other = true
 			}
 		}

@@ -89,3 +89,12 @@ func TestReadingTimeShown(t *testing.T) {
 		t.Errorf("meta line %q does not show the stored count's reading time", got)
 	}
 }
+
+// BenchmarkCountWords counts the words of an entry's text of about 1 KB,
+// as each entry's fragments do when it is stored.
+func BenchmarkCountWords(b *testing.B) {
+	text := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 18)
+	for b.Loop() {
+		countWords(text)
+	}
+}

@@ -272,8 +272,7 @@ func shiftFragmentHeadings(fragment string, top int) string {
 func dropPixels(raw string) string {
 	// A pixel has both sizes given (isPixel): without the words there is
 	// none, and nothing to parse.
-	lower := strings.ToLower(raw)
-	if !strings.Contains(lower, "<img") || !strings.Contains(lower, "width") || !strings.Contains(lower, "height") {
+	if !containsFold(raw, "<img") || !containsFold(raw, "width") || !containsFold(raw, "height") {
 		return raw
 	}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(raw))

@@ -45,19 +45,13 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
 	entries, bare := store.PlanSave(entries, stored, now, withTexts)
-	var st store.SaveStats
+	st, err := t.s.upsertEntries(ctx, t.tx, t.feedID, entries, bare, now)
+	if err != nil {
+		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
+	}
 	keys := make([]string, len(entries))
 	for i, e := range entries {
 		keys[i] = e.Key
-		isNew, err := t.s.upsertEntry(ctx, t.tx, t.feedID, e, bare[i], now)
-		if err != nil {
-			return store.SaveStats{}, fmt.Errorf("save poll of feed %d: store entry %q: %w", t.feedID, e.Key, err)
-		}
-		if isNew {
-			st.New++
-		} else {
-			st.Known++
-		}
 	}
 	list, _ := json.Marshal(keys)
 	if _, err := t.s.execHot(ctx, t.tx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
@@ -251,14 +245,21 @@ func (t *pollTx) Rollback() error {
 	return nil
 }
 
+// The columns of insertEntries' and saveTexts' rows.
+const (
+	entryColumns = 10
+	textColumns  = 6
+)
+
 // The statements of a poll's save (see Store.hot).
 const (
-	insertEntry = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen, overflow, categories)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed_id, key) DO NOTHING RETURNING id`
+	// insertEntries and saveTexts take rowsStatement's rows of values.
+	insertEntries = `INSERT INTO entries (feed_id, key, title, link, author, published, enclosures, first_seen, overflow, categories)
+		VALUES %s ON CONFLICT (feed_id, key) DO NOTHING RETURNING id, key`
 	updateEntry = `UPDATE entries SET title = ?, link = ?, author = ?, published = ?,
 		enclosures = ?, content = '', summary = '', categories = ? WHERE feed_id = ? AND key = ? RETURNING id, overflow`
 	saveTexts = `INSERT OR REPLACE INTO entry_texts (entry_id, content_z, summary_z,
-		fragment_rules, shown_title, shown_z) VALUES (?, ?, ?, ?, ?, ?)`
+		fragment_rules, shown_title, shown_z) VALUES %s`
 	updateFeedRecord = `UPDATE feeds SET effective_url = ?, pending_url = ?, title = ?,
 		site_url = ?, etag = ?, last_modified = ?, body_hash = ?, last_poll = ?, last_success = ?,
 		last_status = ?, last_error = ?, next_poll = ?, reason = ?, error_count = ?, first_error = ?,
@@ -269,32 +270,97 @@ const (
 		refuses_conditional = ?, last_get = ?, articles_asked = ?, articles_read = ? WHERE id = ?`
 )
 
-// upsertEntry stores one entry, new ones first seen at now (without
-// texts when bare), and says whether it was new. A known entry stored
-// without texts stays so.
-func (s *Store) upsertEntry(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry, bare bool, now time.Time) (bool, error) {
+// upsertEntries stores a poll's entries, new ones first seen at now
+// (without texts when bare), and counts the new and the known. A known
+// entry stored without texts stays so. The new entries and the texts
+// are written a chunk of rows a statement (insertEntries, saveTexts):
+// each statement has a fixed cost, through database/sql and modernc's
+// SQLite, that a chunk's rows share. Known entries, rarer, are updated
+// one by one.
+func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, feedID int64, entries []domain.Entry, bare []bool, now time.Time) (store.SaveStats, error) {
+	inserted, err := s.insertNew(ctx, tx, feedID, entries, bare, now)
+	if err != nil {
+		return store.SaveStats{}, err
+	}
+	var st store.SaveStats
+	texts := make([]any, 0, len(entries)*textColumns)
+	for i, e := range entries {
+		id, isNew := inserted[e.Key]
+		delete(inserted, e.Key) // a key the body repeats is known the second time
+		withTexts := !bare[i]
+		if isNew {
+			st.New++
+		} else {
+			st.Known++
+			if id, withTexts, err = s.updateKnown(ctx, tx, feedID, e); err != nil {
+				return store.SaveStats{}, fmt.Errorf("store entry %q: %w", e.Key, err)
+			}
+		}
+		if withTexts {
+			texts = append(texts, textRow(id, e)...)
+		}
+	}
+	if err := s.execRows(ctx, tx, saveTexts, textColumns, texts); err != nil {
+		return store.SaveStats{}, fmt.Errorf("store entry texts: %w", err)
+	}
+	return st, nil
+}
+
+// insertNew inserts the entries not stored yet and returns their ids by
+// key; a stored entry's row is left as it is.
+func (s *Store) insertNew(ctx context.Context, tx *sql.Tx, feedID int64, entries []domain.Entry, bare []bool, now time.Time) (map[string]int64, error) {
+	args := make([]any, 0, len(entries)*entryColumns)
+	for i, e := range entries {
+		enclosures, err := encodeEnclosures(e.Enclosures)
+		if err != nil {
+			return nil, fmt.Errorf("store entry %q: %w", e.Key, err)
+		}
+		args = append(args, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now), boolInt(bare[i]),
+			store.EncodeCategories(e.Categories))
+	}
+	inserted := make(map[string]int64, len(entries))
+	for chunk := range chunks(args, entryColumns) {
+		rows, err := s.queryRowsHot(ctx, tx, rowsStatement(insertEntries, len(chunk)/entryColumns), chunk...)
+		if err != nil {
+			return nil, fmt.Errorf("store entries: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var key string
+			if err := rows.Scan(&id, &key); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store entries: %w", err)
+			}
+			inserted[key] = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("store entries: %w", err)
+		}
+	}
+	return inserted, nil
+}
+
+// updateKnown refreshes a stored entry and returns its id, and whether
+// it keeps texts (not when it was stored without).
+func (s *Store) updateKnown(ctx context.Context, tx *sql.Tx, feedID int64, e domain.Entry) (id int64, withTexts bool, err error) {
 	enclosures, err := encodeEnclosures(e.Enclosures)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
-	var id int64
-	isNew := true
-	err = s.queryHot(ctx, tx, insertEntry, feedID, e.Key, e.Title, e.Link, e.Author, unix(e.Published), enclosures, unix(now), boolInt(bare),
-		store.EncodeCategories(e.Categories)).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		isNew = false
-		err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures,
-			store.EncodeCategories(e.Categories), feedID, e.Key).Scan(&id, &bare)
-	}
-	if err != nil || bare {
-		return isNew, err
-	}
+	var bare bool
+	err = s.queryHot(ctx, tx, updateEntry, e.Title, e.Link, e.Author, unix(e.Published), enclosures,
+		store.EncodeCategories(e.Categories), feedID, e.Key).Scan(&id, &bare)
+	return id, !bare, err
+}
+
+// textRow is the values of an entry's row of entry_texts: its fragments,
+// or its texts alone when it has none.
+func textRow(id int64, e domain.Entry) []any {
 	if e.Fragments.Rules != 0 {
-		_, err = s.execHot(ctx, tx, saveTexts, id, nil, nil, e.Fragments.Rules, e.Fragments.Title, packShown(e))
-	} else {
-		_, err = s.execHot(ctx, tx, saveTexts, id, compress(e.Content), compress(e.Summary), 0, "", nil)
+		return []any{id, nil, nil, e.Fragments.Rules, e.Fragments.Title, packShown(e)}
 	}
-	return isNew, err
+	return []any{id, compress(e.Content), compress(e.Summary), 0, "", nil}
 }
 
 func (s *Store) updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error {

@@ -22,23 +22,7 @@ import (
 //
 //	go test -run '^$' -bench SaveNewPoll -count 6 ./sqlite/
 func BenchmarkSaveNewPoll(b *testing.B) {
-	s, err := Open(ctx, filepath.Join(b.TempDir(), "state.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	subs := map[string][]string{}
-	for i := range 2000 {
-		u := fmt.Sprintf("user%d", i%20)
-		subs[u] = append(subs[u], fmt.Sprintf("https://site%d.example/feed", i))
-	}
-	if err := s.SyncSubscriptions(ctx, subs, t0); err != nil {
-		b.Fatal(err)
-	}
-	feeds, err := s.Feeds(ctx)
-	if err != nil || len(feeds) != 2000 {
-		b.Fatalf("%d feeds, %v", len(feeds), err)
-	}
+	s, feeds := benchState(b)
 	para := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 6)
 	body := `<p>` + para + `<a href="/posts/3">an earlier post</a>.</p><p><img src="img/3.png" alt="a figure"> ` + para + `</p><p><em>` + para + `</em></p>`
 	now := t0.Add(time.Hour)
@@ -72,9 +56,56 @@ func BenchmarkSaveNewPoll(b *testing.B) {
 	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/poll")
 }
 
+// benchState is a state of 2000 feeds followed by 20 users, as in
+// BenchmarkRun2000Feeds (e2e/), and their records.
+func benchState(b *testing.B) (*Store, []domain.Feed) {
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	subs := map[string][]string{}
+	for i := range 2000 {
+		u := fmt.Sprintf("user%d", i%20)
+		subs[u] = append(subs[u], fmt.Sprintf("https://site%d.example/feed", i))
+	}
+	if err := s.SyncSubscriptions(ctx, subs, t0); err != nil {
+		b.Fatal(err)
+	}
+	feeds, err := s.Feeds(ctx)
+	if err != nil || len(feeds) != 2000 {
+		b.Fatalf("%d feeds, %v", len(feeds), err)
+	}
+	return s, feeds
+}
+
 // processCPU is this process's CPU time, user and system.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkUpdateFeeds measures saving 100 unchanged polls (a 304 each)
+// together, as BenchmarkRun2000Feeds' day 2 does (e2e/): their records
+// in one transaction (UpdateFeeds).
+//
+//	go test -run '^$' -bench UpdateFeeds -count 6 ./sqlite/
+func BenchmarkUpdateFeeds(b *testing.B) {
+	s, feeds := benchState(b)
+	now := t0.Add(time.Hour)
+	cpu := processCPU()
+	for i := 0; b.Loop(); i++ {
+		group := make([]domain.Feed, 100)
+		for j := range group {
+			f := feeds[(i*100+j)%len(feeds)]
+			f.LastPoll, f.LastSuccess, f.NextPoll = now, now, now.Add(24*time.Hour)
+			f.ETag, f.LastStatus, f.Polls = `"v1"`, 304, f.Polls+i
+			group[j] = f
+		}
+		if err := s.UpdateFeeds(ctx, group); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N)/100, "cpu-µs/poll")
 }

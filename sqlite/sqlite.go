@@ -9,9 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,8 +84,70 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // hotQueries are the statements run for every poll, and for every feed
 // of a digest page (see Store.hot).
-var hotQueries = []string{insertEntry, updateEntry, saveTexts, deleteAttempt, beginAttempt, updateFeedRecord, feedListing,
-	storedLikeQuery, forgetBare, subscribersDigests, pendingEntries}
+var hotQueries = append([]string{updateEntry, deleteAttempt, beginAttempt, updateFeedRecord, feedListing,
+	storedLikeQuery, forgetBare, subscribersDigests, pendingEntries}, slices.Collect(maps.Values(rowsStatements))...)
+
+// rowChunks are the row counts of the multi-row statements (a poll's
+// entries and their texts), each prepared once: n rows are written in
+// chunks of these, the largest first (10 rows: 8, then 2).
+var rowChunks = []int{16, 8, 4, 2, 1}
+
+// rowsStatements are the multi-row statements by template and row count.
+var rowsStatements = func() map[rowsKey]string {
+	m := map[rowsKey]string{}
+	for _, t := range []struct {
+		template string
+		columns  int
+	}{{insertEntries, entryColumns}, {saveTexts, textColumns}} {
+		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", t.columns), ", ") + ")"
+		for _, n := range rowChunks {
+			m[rowsKey{t.template, n}] = fmt.Sprintf(t.template, strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+		}
+	}
+	return m
+}()
+
+type rowsKey struct {
+	template string
+	rows     int
+}
+
+// rowsStatement is the statement of template (a VALUES %s) for rows
+// rows, one of rowChunks.
+func rowsStatement(template string, rows int) string {
+	return rowsStatements[rowsKey{template, rows}]
+}
+
+// chunks splits args, rows of columns values, into chunks of rowChunks
+// rows.
+func chunks(args []any, columns int) iter.Seq[[]any] {
+	return func(yield func([]any) bool) {
+		for len(args) > 0 {
+			rows := len(args) / columns
+			for _, n := range rowChunks {
+				if n <= rows {
+					rows = n
+					break
+				}
+			}
+			if !yield(args[:rows*columns]) {
+				return
+			}
+			args = args[rows*columns:]
+		}
+	}
+}
+
+// execRows runs template (see rowsStatement) in tx over args, rows of
+// columns values, a chunk at a time.
+func (s *Store) execRows(ctx context.Context, tx *sql.Tx, template string, columns int, args []any) error {
+	for chunk := range chunks(args, columns) {
+		if _, err := s.execHot(ctx, tx, rowsStatement(template, len(chunk)/columns), chunk...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	s.hot = map[string]*sql.Stmt{}
