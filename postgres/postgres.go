@@ -37,7 +37,7 @@ type Store struct {
 	url  string // as opened: the key of its pool when closed (see KeepClosedPools)
 	// closeOnce hands the pool over once, however often Close is called.
 	closeOnce sync.Once
-	name string // the database, as shown in messages: host, port and name, never a password
+	name      string // the database, as shown in messages: host, port and name, never a password
 	// worker names this run in claims and poll marks: host, process, and
 	// a random part.
 	worker string
