@@ -43,6 +43,8 @@ type Server struct {
 	latency  time.Duration
 	log      []request
 	inFlight map[string]int // by host
+	// uncounted are paths left out of the in-flight counts (see Uncounted).
+	uncounted map[string]bool
 	peak     map[string]int // by host
 	total    int
 	peakAll  int
@@ -218,11 +220,24 @@ func (s *Server) PeakInFlightPerHost() map[string]int {
 	return maps.Clone(s.peak)
 }
 
+// Uncounted leaves path out of PeakInFlight and PeakInFlightPerHost: for
+// a handler that holds its answer until the client gives up, which the
+// server learns only a moment after the client, who may by then have sent
+// its next request to the host.
+func (s *Server) Uncounted(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.uncounted == nil {
+		s.uncounted = map[string]bool{}
+	}
+	s.uncounted[path] = true
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
-	s.begin(r.Host)
+	counted := s.begin(r.Host, r.URL.Path)
 	defer func() {
-		s.end(r.Host, request{method: r.Method, path: r.URL.Path, status: rec.status})
+		s.end(r.Host, counted, request{method: r.Method, path: r.URL.Path, status: rec.status})
 	}()
 	if !s.wait(r.Context()) {
 		return
@@ -230,20 +245,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.answer(rec, r)
 }
 
-func (s *Server) begin(host string) {
+func (s *Server) begin(host, path string) (counted bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.uncounted[path] {
+		return false
+	}
 	s.inFlight[host]++
 	s.peak[host] = max(s.peak[host], s.inFlight[host])
 	s.total++
 	s.peakAll = max(s.peakAll, s.total)
+	return true
 }
 
-func (s *Server) end(host string, r request) {
+func (s *Server) end(host string, counted bool, r request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.inFlight[host]--
-	s.total--
+	if counted {
+		s.inFlight[host]--
+		s.total--
+	}
 	s.log = append(s.log, r)
 }
 
