@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 	// The tests open each database once a pass: idle connections are
 	// kept between them, as a long-lived process would keep its pool.
 	postgres.KeepClosedPools(6)
+	pgtest.TempInMemory()
 	os.Exit(pgtest.Main(m))
 }
 
