@@ -45,9 +45,9 @@ type Server struct {
 	inFlight map[string]int // by host
 	// uncounted are paths left out of the in-flight counts (see Uncounted).
 	uncounted map[string]bool
-	peak     map[string]int // by host
-	total    int
-	peakAll  int
+	peak      map[string]int // by host
+	total     int
+	peakAll   int
 }
 
 type request struct {
