@@ -164,10 +164,13 @@ func TestPassIsPlannedOnceAndShared(t *testing.T) {
 }
 
 // die stops a run as a kill would: no more lease renewals, no goodbye.
+// Its closed pool is not handed over by the Close of the test's cleanup,
+// to be taken by the next test on the database.
 func die(s *Store) {
 	s.stopHeartbeat()
 	s.stopHeartbeat = nil
 	s.pool.Close()
+	s.closeOnce.Do(func() {})
 }
 
 // The host of a run that died is taken over once its lease lapses; the

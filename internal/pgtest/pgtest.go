@@ -424,38 +424,3 @@ func NewDatabase(t testing.TB) string {
 	}
 	return url
 }
-
-// Template is a database made once per test process and filled by
-// Prepare (a state's schema, say); each NewDatabase is a copy of it,
-// which costs a fraction of creating a database and filling it again
-// (0.1-0.3 s against 1-2 s for feeddigest's migrations).
-type Template struct {
-	// Prepare fills the template database at url, once.
-	Prepare func(ctx context.Context, url string) error
-
-	once sync.Once
-	name string
-	err  error
-}
-
-// NewDatabase is a new database, a copy of the template.
-func (tp *Template) NewDatabase(t testing.TB) string {
-	t.Helper()
-	cluster := Require(t)
-	ctx := context.Background()
-	tp.once.Do(func() {
-		url, err := cluster.CreateDatabase(ctx, "template")
-		if err == nil {
-			err = tp.Prepare(ctx, url)
-		}
-		tp.name, tp.err = DatabaseName(url), err
-	})
-	if tp.err != nil {
-		t.Fatal(tp.err)
-	}
-	url, err := cluster.CopyDatabase(ctx, tp.name, t.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url
-}

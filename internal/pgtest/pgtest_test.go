@@ -151,3 +151,95 @@ func TestStaleClustersAreSwept(t *testing.T) {
 		}
 	}
 }
+
+// A template whose table has an identity and a row Prepare put there.
+func countersTemplate() *Template {
+	return &Template{Prepare: func(ctx context.Context, url string) error {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, `CREATE TABLE counters (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text);
+			CREATE TABLE marks (counter bigint REFERENCES counters, at int);
+			INSERT INTO counters (name) VALUES ('seed')`)
+		return err
+	}}
+}
+
+// run runs statements on the database at url.
+func run(t *testing.T, url, statements string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, statements); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rowsOf is the counters' rows at url, as "id name" lines.
+func rowsOf(t *testing.T, url string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var rows string
+	err = conn.QueryRow(ctx, `SELECT coalesce(string_agg(id || ' ' || name, ', ' ORDER BY id), '') FROM counters`).Scan(&rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// A database handed on from a finished test starts as the template does:
+// its rows, and its identities counting from where the template's were.
+func TestTemplateDatabaseHandedOnStartsAsTheTemplate(t *testing.T) {
+	tp := countersTemplate()
+	var first string
+	t.Run("first", func(t *testing.T) {
+		first = tp.NewDatabase(t)
+		run(t, first, `INSERT INTO counters (name) VALUES ('a'), ('b');
+			INSERT INTO marks VALUES (2, 1)`)
+	})
+	t.Run("next", func(t *testing.T) {
+		url := tp.NewDatabase(t)
+		if url != first {
+			t.Errorf("the next test got %s, not the finished test's %s", DatabaseName(url), DatabaseName(first))
+		}
+		if got := rowsOf(t, url); got != "1 seed" {
+			t.Errorf("handed on with counters %q, want the template's %q", got, "1 seed")
+		}
+		run(t, url, `INSERT INTO counters (name) VALUES ('c')`)
+		if got := rowsOf(t, url); got != "1 seed, 2 c" {
+			t.Errorf("after an insert: %q, want the identity to go on from the template's (1 seed, 2 c)", got)
+		}
+		other := tp.NewDatabase(t) // none finished: a copy
+		if other == url {
+			t.Error("two tests at once got the same database")
+		}
+	})
+}
+
+// A database whose test changed its schema is not handed on.
+func TestTemplateDatabaseChangedIsNotHandedOn(t *testing.T) {
+	tp := countersTemplate()
+	var changed string
+	t.Run("changes", func(t *testing.T) {
+		changed = tp.NewDatabase(t)
+		run(t, changed, `ALTER TABLE marks ADD COLUMN extra int`)
+	})
+	t.Run("next", func(t *testing.T) {
+		url := tp.NewDatabase(t)
+		if url == changed {
+			t.Fatal("a database with an altered table was handed on")
+		}
+		run(t, url, `INSERT INTO marks VALUES (1, 1)`) // the template's columns
+	})
+}
