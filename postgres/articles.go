@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"feeddigest/domain"
+	"feeddigest/store"
 )
 
 // claimArticle claims an entry's page for its article unless the entry
@@ -21,24 +22,12 @@ const claimArticle = `INSERT INTO article_claims (feed_id, key, claimed_at)
 // any of them is asked for.
 func (s *Store) ClaimArticles(ctx context.Context, feedID int64, candidates []domain.Entry, limit int, now time.Time) ([]string, error) {
 	var keys []string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		keys = nil // a retried transaction starts again
-		for _, e := range candidates {
-			if len(keys) >= limit {
-				return nil
-			}
-			if e.Link == "" {
-				continue
-			}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		keys, err = store.ClaimInOrder(candidates, limit, func(e domain.Entry) (bool, error) {
 			tag, err := tx.Exec(ctx, claimArticle, feedID, e.Key, e.Link, at(now))
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 1 {
-				keys = append(keys, e.Key)
-			}
-		}
-		return nil
+			return tag.RowsAffected() == 1, err
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim the articles of feed %d: %w", feedID, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/store"
 )
 
 // claimArticle claims an entry's page for its article unless the entry
@@ -19,23 +20,16 @@ const claimArticle = `INSERT OR IGNORE INTO article_claims (feed_id, key, claime
 // any of them is asked for.
 func (s *Store) ClaimArticles(ctx context.Context, feedID int64, candidates []domain.Entry, limit int, now time.Time) ([]string, error) {
 	var keys []string
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, e := range candidates {
-			if len(keys) >= limit {
-				return nil
-			}
-			if e.Link == "" {
-				continue
-			}
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		keys, err = store.ClaimInOrder(candidates, limit, func(e domain.Entry) (bool, error) {
 			res, err := tx.ExecContext(ctx, claimArticle, feedID, e.Key, e.Link, unix(now))
 			if err != nil {
-				return err
+				return false, err
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				keys = append(keys, e.Key)
-			}
-		}
-		return nil
+			n, _ := res.RowsAffected()
+			return n == 1, nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim the articles of feed %d: %w", feedID, err)
