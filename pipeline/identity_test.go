@@ -218,6 +218,7 @@ func TestMonthOfThousandNewGuidsAPollKeepsStateSmall(t *testing.T) {
 	days := 30
 	if s := os.Getenv("FEEDDIGEST_BUSY_DAYS"); s != "" {
 		fmt.Sscan(s, &days)
+		days = max(days, 2) // the checks below read the second digest
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	texts := make([]string, 64)
