@@ -167,16 +167,23 @@ func countersTemplate() *Template {
 	}}
 }
 
-// run runs statements on the database at url.
-func run(t *testing.T, url, statements string) {
+// connect is a connection to the database at url, closed when the test
+// ends.
+func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, statements); err != nil {
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
+}
+
+// run runs statements on the database at url.
+func run(t *testing.T, url, statements string) {
+	t.Helper()
+	if _, err := connect(t, url).Exec(context.Background(), statements); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -184,14 +191,8 @@ func run(t *testing.T, url, statements string) {
 // rowsOf is the counters' rows at url, as "id name" lines.
 func rowsOf(t *testing.T, url string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	var rows string
-	err = conn.QueryRow(ctx, `SELECT coalesce(string_agg(id || ' ' || name, ', ' ORDER BY id), '') FROM counters`).Scan(&rows)
+	err := connect(t, url).QueryRow(context.Background(), `SELECT coalesce(string_agg(id || ' ' || name, ', ' ORDER BY id), '') FROM counters`).Scan(&rows)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -129,7 +130,7 @@ func read(ctx context.Context, url string) (*contents, error) {
 	if err := conn.QueryRow(ctx, schemaQuery).Scan(&c.schema); err != nil {
 		return nil, fmt.Errorf("pgtest: read the template's schema: %w", err)
 	}
-	if c.tables, err = strings1(ctx, conn, tablesQuery); err != nil {
+	if c.tables, err = columnOf(ctx, conn, tablesQuery); err != nil {
 		return nil, fmt.Errorf("pgtest: list the template's tables: %w", err)
 	}
 	for _, table := range c.tables {
@@ -192,7 +193,7 @@ func (c *contents) restore(ctx context.Context, url string, conn *pgx.Conn) (*pg
 			return errChanged
 		}
 		if len(c.tables) > 0 {
-			if _, err := tx.Exec(ctx, "TRUNCATE "+joinComma(c.tables)+" CASCADE"); err != nil {
+			if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(c.tables, ", ")+" CASCADE"); err != nil {
 				return err
 			}
 		}
@@ -211,23 +212,13 @@ func (c *contents) restore(ctx context.Context, url string, conn *pgx.Conn) (*pg
 	return conn, nil
 }
 
-func strings1(ctx context.Context, conn *pgx.Conn, query string) ([]string, error) {
+// columnOf runs a query of one text column and returns its values.
+func columnOf(ctx context.Context, conn *pgx.Conn, query string) ([]string, error) {
 	rows, err := conn.Query(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-func joinComma(names []string) string {
-	var b bytes.Buffer
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
-	}
-	return b.String()
 }
 
 // userSchemas limits a catalog query to the schemas a test may create
