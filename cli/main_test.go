@@ -19,6 +19,13 @@ func runCLI(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// mainCLI runs a whole command line as Main does, args[0] included.
+func mainCLI(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.toml")
@@ -128,9 +135,15 @@ func TestOverlappingRunExitsAtOnce(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := runCLI("demo", "-out", out)
+	t.Cleanup(func() { progName = "feeddigest" })
+	// Started by `go run . demo`: there is no feeddigest binary, so the
+	// command the demo suggests is one that works where the reader stands.
+	code, stdout, stderr := mainCLI("/tmp/go-build2841/b001/exe/feeddigest", "demo", "-out", out)
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if want := "`go run . status -config " + filepath.Join(out, "config.toml") + "`"; !strings.Contains(stdout, want) {
+		t.Errorf("after go run, the demo's last line lacks %s:\n%s", want, stdout)
 	}
 	if !strings.Contains(stdout, filepath.Join(out, "site", "ada", "index.html")) {
 		t.Errorf("demo does not say where to look:\n%s", stdout)
@@ -165,9 +178,14 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s lacks %q (%v)", want.file, want.text, err)
 		}
 	}
-	// A second demo into the same folder starts afresh.
-	if code, _, stderr := runCLI("demo", "-out", out); code != 0 {
+	// A second demo into the same folder starts afresh; from a built
+	// binary, it suggests that binary.
+	code, stdout, stderr = mainCLI("./feeddigest", "demo", "-out", out)
+	if code != 0 {
 		t.Errorf("second demo: %s", stderr)
+	}
+	if want := "`./feeddigest status -config "; !strings.Contains(stdout, want) {
+		t.Errorf("from ./feeddigest, the demo's last line lacks %s:\n%s", want, stdout)
 	}
 	// But it refuses a folder it did not make.
 	other := t.TempDir()

@@ -184,5 +184,5 @@ func feedRows(ctx context.Context, cfg *config.Config, now time.Time) ([]render.
 
 // demoCmd: `feeddigest demo`.
 func demoCmd(ctx context.Context, inv *invocation) error {
-	return demo.Run(ctx, demo.Feeds, inv.opts.out, inv.stdout)
+	return demo.Run(ctx, demo.Feeds, inv.opts.out, progName, inv.stdout)
 }

@@ -31,8 +31,10 @@ var (
 
 const marker = ".feeddigest-demo"
 
-// Run runs the demo into the folder out and tells w where to look.
-func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
+// Run runs the demo into the folder out and tells w where to look. self
+// is how the reader started the program ("go run ." or "./feeddigest"),
+// so that the commands the demo suggests work from where they stand.
+func Run(ctx context.Context, feeds fs.FS, out, self string, w io.Writer) error {
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -81,7 +83,7 @@ func Run(ctx context.Context, feeds fs.FS, out string, w io.Writer) error {
 		}
 		add(&total, sum)
 	}
-	return report(w, cfg, out, total)
+	return report(w, cfg, out, self, total)
 }
 
 func add(total *pipeline.Summary, s pipeline.Summary) {
@@ -176,7 +178,7 @@ feeds = ["BASE/calm-blog.xml", "BASE/notes.atom", "BASE/garden-ar.xml"]
 `)
 }
 
-func report(w io.Writer, cfg *config.Config, out string, total pipeline.Summary) error {
+func report(w io.Writer, cfg *config.Config, out, self string, total pipeline.Summary) error {
 	fmt.Fprintf(w, "\nIn all: %s, %s (%d answered 'not modified'), %s stored, %s built.\n\n",
 		english.Count(total.FeedsPolled, "poll"), english.Count(total.Requests, "request"), total.Unchanged,
 		english.Count(total.NewEntries, "entry"), english.Count(total.DigestsBuilt, "digest"))
@@ -189,7 +191,7 @@ func report(w io.Writer, cfg *config.Config, out string, total pipeline.Summary)
 	fmt.Fprintf(w, "  status %s\n", filepath.Join(cfg.SiteDir, "status.html"))
 	mails, _ := filepath.Glob(filepath.Join(cfg.Email.Outbox, "*.eml"))
 	fmt.Fprintf(w, "  email  %s  (%s)\n", cfg.Email.Outbox, english.Count(len(mails), "message"))
-	fmt.Fprintf(w, "\nThe config is %s; `feeddigest status -config %s` shows the feeds' health.\n",
-		filepath.Join(out, "config.toml"), filepath.Join(out, "config.toml"))
+	fmt.Fprintf(w, "\nThe config is %s; `%s status -config %s` shows the feeds' health.\n",
+		filepath.Join(out, "config.toml"), self, filepath.Join(out, "config.toml"))
 	return nil
 }
