@@ -69,7 +69,16 @@ type Problem struct {
 	Since   time.Time    `json:"since"`            // the first error of the run
 	// Until is when the feed was read again (ProblemRecovered).
 	Until time.Time `json:"until,omitzero"`
+	// Again says the feed's problem was named in an earlier digest and
+	// goes on: a short reminder, which the Subject does not mention.
+	Again bool `json:"again,omitempty"`
+	// Quiet says the feed goes on failing and was named lately: the
+	// digest does not name it, but does not call the day quiet either.
+	Quiet bool `json:"quiet,omitempty"`
 }
+
+// Named says the digest names the problem (in full, or as a reminder).
+func (p Problem) Named() bool { return !p.Quiet }
 
 // ProblemState says where a feed that could not be read stands.
 type ProblemState string

@@ -124,5 +124,5 @@ func (b *Builder) Email(ctx context.Context, d domain.Digest, feeds FeedNames) (
 // same. A pure function of the stored digest, so a run that dies between
 // building and sending decides alike in the next.
 func (b *Builder) SkipsMail(d domain.Digest) bool {
-	return b.cfg.Email.SkipEmpty && d.EntryCount == 0 && len(d.Problems) == 0 && len(d.Notices) == 0
+	return b.cfg.Email.SkipEmpty && d.EntryCount == 0 && !slices.ContainsFunc(d.Problems, domain.Problem.Named) && len(d.Notices) == 0
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"feeddigest/internal/feedtest"
 )
@@ -25,9 +26,11 @@ func digestTexts(t *testing.T, siteDir, outbox, user, day string) map[string]str
 	return map[string]string{"page": readable(page), "text": readable(text), "html": readable(html)}
 }
 
-// A user whose only feed answers 404 every day is told so in every
-// digest, page and email, and never that it was a quiet day.
-func TestFeedThatAnswers404IsNamedEveryDay(t *testing.T) {
+// A user whose only feed answers 404 for a month is told so in the first
+// digest, page and email, Subject included; then at most once a week, in
+// a short line that the Subject does not repeat; and no day calls itself
+// quiet, named or not.
+func TestFeedThatFailsForAMonthIsNamedThenWeekly(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
 		pub := feedtest.Start(t)
 		pub.Respond("/feed", feedtest.Response{Status: 404})
@@ -38,16 +41,45 @@ func TestFeedThatAnswers404IsNamedEveryDay(t *testing.T) {
 	email = "ada@example.org"
 	feeds = [{ url = "`+pub.URL+`/feed", title = "Ada's Blog" }]
 	`, "")
-		for _, day := range []string{"2026-11-21", "2026-11-22", "2026-11-23"} {
+		first := "Ada's Blog: not found (404), since Sat 21 Nov 2026."
+		again := "Ada's Blog: still failing since Sat 21 Nov 2026: not found (404)."
+		start := time.Date(2026, 11, 21, 0, 5, 0, 0, time.UTC)
+		var named, subjects []string
+		for i := range 30 {
+			day := start.AddDate(0, 0, i).Format(time.DateOnly)
 			runAt(t, cfg, day+"T00:05:00Z")
-			for what, got := range digestTexts(t, cfg.SiteDir, cfg.Email.Outbox, "ada", day) {
-				if !strings.Contains(got, "Could not read") || !strings.Contains(got, "Ada's Blog: not found (404), since Sat 21 Nov 2026.") {
-					t.Errorf("%s of %s does not name the feed and its 404 since the first day:\n%s", what, day, got)
-				}
+			texts := digestTexts(t, cfg.SiteDir, cfg.Email.Outbox, "ada", day)
+			switch {
+			case strings.Contains(texts["page"], first):
+				named = append(named, day[8:])
+			case strings.Contains(texts["page"], again):
+				named = append(named, day[8:]+"+")
+			}
+			for what, got := range texts {
 				if strings.Contains(got, "quiet day") || strings.Contains(got, "Nothing new was published") {
 					t.Errorf("%s of %s says nothing was published", what, day)
 				}
+				if !strings.Contains(got, "Nothing new from the feeds that could be read.") {
+					t.Errorf("%s of %s does not say why nothing is new:\n%s", what, day, got)
+				}
+				shown := strings.Contains(got, first) || strings.Contains(got, again)
+				if shown != strings.Contains(got, "Could not read") || shown != strings.Contains(texts["page"], "Could not read") {
+					t.Errorf("%s of %s: the feed named %v, the page and this part disagree:\n%s", what, day, shown, got)
+				}
 			}
+			eml := readFile(t, filepath.Join(cfg.Email.Outbox, "ada-"+day+".eml"))
+			header := strings.ReplaceAll(eml[:strings.Index(eml, "\r\n\r\n")], "\r\n ", " ") // unfolded
+			if strings.Contains(header, "could not be read") {
+				subjects = append(subjects, day[8:])
+			}
+		}
+		// Named on the 21st, reminded weekly from the 28th, the Subject
+		// once.
+		if got, want := strings.Join(named, " "), "21 28+ 05+ 12+ 19+"; got != want {
+			t.Errorf("days naming the feed (+: a reminder): %s, want %s", got, want)
+		}
+		if got := strings.Join(subjects, " "); got != "21" {
+			t.Errorf("days whose Subject names a problem: %s, want 21", got)
 		}
 	})
 }

@@ -168,10 +168,24 @@ func (v *digestView) howMuch() string {
 	if v.Count > 0 {
 		s = fmt.Sprintf("%d new from %s", v.Count, english.Count(len(v.Groups), "feed"))
 	}
-	if n := len(v.Problems); n > 0 {
+	// A problem named before is a reminder in the digest, never again in
+	// the Subject: a reader who cannot fix a feed is not told of it there
+	// every morning.
+	if n := v.newProblems(); n > 0 {
 		s += fmt.Sprintf(", %s could not be read", english.Count(n, "feed"))
 	}
 	return s
+}
+
+// newProblems counts the problems the digest names for the first time.
+func (v *digestView) newProblems() int {
+	n := 0
+	for _, p := range v.Problems {
+		if !p.Again {
+			n++
+		}
+	}
+	return n
 }
 
 // HeadlineEntries is how many entries' titles the email's preheader

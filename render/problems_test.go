@@ -106,3 +106,34 @@ func TestFailedFeedsFollowTheEntries(t *testing.T) {
 		t.Error("a page with entries says nothing is new")
 	}
 }
+
+// A feed named before that goes on failing is a short reminder, on the
+// page and in both parts of the email, and the Subject does not mention
+// it: only a problem named for the first time reaches the Subject.
+func TestStillFailingIsAShortReminderNeverInTheSubject(t *testing.T) {
+	d := emptyDigest(t)
+	d.Problems = []Problem{{FeedName: "Alpha", Problem: domain.Problem{FeedURL: "https://a.example/feed", State: domain.ProblemFailing,
+		Reason: "not found (404)", Since: utc("2020-11-19T23:30:00Z"), Again: true}}}
+	page, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := buildEmail(t, d, "")
+	line := "Alpha: still failing since Thu 19 Nov 2020: not found (404)."
+	for what, got := range map[string]string{
+		"page": parseHTML(t, string(page)).Find("#unread li").Text(),
+		"text": strings.Join(strings.Fields(e.Text), " "),
+		"html": parseHTML(t, e.HTML).Find("li").Text(),
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("%s does not say %q:\n%s", what, line, got)
+		}
+	}
+	if strings.Contains(e.Subject, "could not be read") {
+		t.Errorf("a reminder reaches the Subject: %q", e.Subject)
+	}
+	d.Problems[0].Again = false
+	if e := buildEmail(t, d, ""); !strings.Contains(e.Subject, "1 feed could not be read") {
+		t.Errorf("a problem named for the first time is not in the Subject: %q", e.Subject)
+	}
+}

@@ -50,14 +50,17 @@ type digestView struct {
 	Notices           []noticeView
 	Problems          []problemView
 	ProblemCount      string // "2 feeds"
-	LeftOut           string // "4 left out by your rules"; "" when rules left none out
-	Groups            []groupView
-	Links             []HostCount
-	Count             int    // entries in the digest, listed or not
-	Total             string // "12 new entries from 5 feeds"
-	Built             timeView
-	Zone              string
-	Prev, Next        dateLink
+	// Failing says a feed could not be read, named in this digest or
+	// not (see domain.Problem.Quiet): the day is never called quiet.
+	Failing    bool
+	LeftOut    string // "4 left out by your rules"; "" when rules left none out
+	Groups     []groupView
+	Links      []HostCount
+	Count      int    // entries in the digest, listed or not
+	Total      string // "12 new entries from 5 feeds"
+	Built      timeView
+	Zone       string
+	Prev, Next dateLink
 	// Email only. Preheader is the hidden line mail clients show after
 	// the subject: the first headlines.
 	Subject, WebURL, Preheader string
@@ -233,6 +236,9 @@ type problemView struct {
 	Since, Until     timeView
 	Note             string // what follows for the feed, when anything does
 	Text             string // the whole line, for plain text
+	// Again says the problem was named before and goes on: the short
+	// line "still failing since ...: reason", not in the Subject.
+	Again bool
 }
 
 type noticeView struct {
@@ -290,6 +296,7 @@ func newDigestView(d Digest) (*digestView, error) {
 		v.Links = d.Links
 	}
 	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
+	v.Failing = len(d.Problems) > 0
 	if d.LeftOut > 0 {
 		v.LeftOut = fmt.Sprintf("%d left out by your rules", d.LeftOut)
 	}
@@ -303,6 +310,9 @@ func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemVi
 	final := map[string]bool{}
 	var problems []problemView
 	for _, p := range d.Problems {
+		if p.Quiet {
+			continue // named lately: not again
+		}
 		problems = append(problems, newProblemView(p, loc))
 		if p.State == domain.ProblemGone || p.State == domain.ProblemDead {
 			final[p.FeedURL] = true
@@ -337,6 +347,15 @@ func newProblemView(p Problem, loc *time.Location) problemView {
 	}
 	if p.State == domain.ProblemRecovered {
 		v.SinceWord, v.Until = "from", showTime(p.Until, loc, problemLayout)
+	}
+	if p.Again {
+		v.Again = true
+		v.Text = v.FeedName + ": still failing"
+		if v.Since.Label != "" {
+			v.Text += " since " + v.Since.Label
+		}
+		v.Text += ": " + v.Reason + "."
+		return v
 	}
 	text := v.FeedName + ": " + v.Reason
 	if v.Since.Label != "" {

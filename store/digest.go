@@ -51,6 +51,10 @@ type DigestTx interface {
 	// Withhold withholds entries from user for good (rules left them
 	// out): no later digest offers them.
 	Withhold(ctx context.Context, user string, ids []int64) error
+	// NamedProblems lists the problems recorded in user's digests built
+	// after after, in any order (see Problems: a feed that goes on
+	// failing is named again only once a week).
+	NamedProblems(ctx context.Context, user string, after time.Time) ([]domain.Problem, error)
 }
 
 // Sieve says whether a user's rules leave an entry out of their digest
@@ -110,8 +114,12 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	if err != nil {
 		return domain.Digest{}, err
 	}
+	named, err := tx.NamedProblems(ctx, user, now.Add(-RemindEvery))
+	if err != nil {
+		return domain.Digest{}, err
+	}
 	d := domain.Digest{User: user, Date: date, Since: since, BuiltAt: now, SendWanted: sendWanted,
-		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now), EntryCount: len(ids), LeftOut: len(leftOut),
+		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now, named), EntryCount: len(ids), LeftOut: len(leftOut),
 		Backlogs: backlogs}
 	if err := tx.InsertDigest(ctx, d, ids); err != nil {
 		return domain.Digest{}, err
@@ -301,14 +309,23 @@ func Notices(subs []Subscribed, since, now time.Time) []domain.Notice {
 	return out
 }
 
-// Problems are the feeds of subs that could not be read since the
-// previous digest (built at since; zero: none) up to now, in the order
-// of subs: gone or dead in (since, now]; else failing now (in the
-// penalty box or waiting for a retry); else failed in (since, now] and
-// read again since (recovered). A feed gone or dead before is not polled,
-// and not told of again (status shows it for as long as it is
-// subscribed).
-func Problems(subs []Subscribed, since, now time.Time) []domain.Problem {
+// RemindEvery is how often a digest names again a feed that goes on
+// failing: a reader who cannot fix a feed is not told the same thing
+// every morning.
+const RemindEvery = 7 * 24 * time.Hour
+
+// Problems are the feeds of subs that could not be read, as the digest
+// built at now after the previous one (built at since; zero: none) names
+// them, in the order of subs. A feed gone or dead in (since, now] is
+// named once; one gone or dead before is not polled, and not named again
+// (status shows it for as long as it is subscribed). A feed failing now
+// (in the penalty box or waiting for a retry) is named in full in the
+// first digest after its problem began, then, while the same problem
+// goes on, again at most once every RemindEvery, as a reminder (Again),
+// and in between kept Quiet: named lists the problems of the user's
+// digests built in the last RemindEvery. A feed that failed and was read again since says
+// nothing: its entries came.
+func Problems(subs []Subscribed, since, now time.Time, named []domain.Problem) []domain.Problem {
 	in := between(since, now)
 	out := []domain.Problem{}
 	for _, s := range subs {
@@ -325,14 +342,28 @@ func Problems(subs []Subscribed, since, now time.Time) []domain.Problem {
 			}
 		case f.ErrorCount > 0:
 			p.State = domain.ProblemFailing
-		case in(f.ProblemAt):
-			p.State, p.Until = domain.ProblemRecovered, f.LastSuccess
+			if namedLately(named, p) {
+				p.Quiet = true
+				break
+			}
+			// Begun before the previous digest, which named it (or, for
+			// a state older than this rule, would have): a reminder.
+			p.Again = !since.IsZero() && !p.Since.IsZero() && !in(p.Since)
 		default:
 			continue
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// namedLately says whether one of the recent digests' problems named
+// p's problem: the same feed, failing since the same time (a problem
+// that ended and began again is a new one).
+func namedLately(named []domain.Problem, p domain.Problem) bool {
+	return slices.ContainsFunc(named, func(n domain.Problem) bool {
+		return n.FeedURL == p.FeedURL && n.State == domain.ProblemFailing && !n.Quiet && n.Since.Equal(p.Since)
+	})
 }
 
 // problemSince is since when a feed could not be read: the start of its
@@ -406,4 +437,14 @@ func DecodeCategories(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// DecodeProblems appends to out the problems of one digest's row, as
+// EncodeNotes wrote them.
+func DecodeProblems(out []domain.Problem, problems []byte) ([]domain.Problem, error) {
+	var ps []domain.Problem
+	if err := json.Unmarshal(problems, &ps); err != nil {
+		return out, fmt.Errorf("digest problems: %w", err)
+	}
+	return append(out, ps...), nil
 }

@@ -136,7 +136,7 @@ func TestNoticesOfWhatChangedInTheWindow(t *testing.T) {
 	}
 }
 
-func TestProblemsGoneDeadFailingRecovered(t *testing.T) {
+func TestProblemsNamedOnceThenWeekly(t *testing.T) {
 	since, now := hours(0), hours(24)
 	began, firstErr := hours(-48), hours(-40)
 	tests := []struct {
@@ -145,14 +145,21 @@ func TestProblemsGoneDeadFailingRecovered(t *testing.T) {
 		want []domain.Problem // FeedURL filled in
 	}{
 		{"fine", domain.Feed{LastSuccess: hours(1)}, nil},
-		{"failing now, since the problem began", domain.Feed{Problem: "not found (404)", ProblemAt: hours(20), ProblemSince: began,
+		{"failing now, since the problem began before the previous digest: a reminder", domain.Feed{Problem: "not found (404)", ProblemAt: hours(20), ProblemSince: began,
 			Schedule: domain.Schedule{ErrorCount: 3, FirstError: firstErr}},
-			[]domain.Problem{{State: domain.ProblemFailing, Reason: "not found (404)", Since: began}}},
-		{"failing since before the previous digest", domain.Feed{Problem: "timed out", ProblemAt: hours(-30),
+			[]domain.Problem{{State: domain.ProblemFailing, Reason: "not found (404)", Since: began, Again: true}}},
+		{"failing since an unknown time: named in full", domain.Feed{Problem: "x", Schedule: domain.Schedule{ErrorCount: 3}},
+			[]domain.Problem{{State: domain.ProblemFailing, Reason: "x"}}},
+		{"failing since before the previous digest, not named this week: a reminder", domain.Feed{Problem: "timed out", ProblemAt: hours(-30),
 			Schedule: domain.Schedule{ErrorCount: 9, FirstError: firstErr}},
-			[]domain.Problem{{State: domain.ProblemFailing, Reason: "timed out", Since: firstErr}}},
-		{"recovered in the window", domain.Feed{Problem: "timed out", ProblemAt: hours(2), ProblemSince: hours(1), LastSuccess: hours(5)},
-			[]domain.Problem{{State: domain.ProblemRecovered, Reason: "timed out", Since: hours(1), Until: hours(5)}}},
+			[]domain.Problem{{State: domain.ProblemFailing, Reason: "timed out", Since: firstErr, Again: true}}},
+		{"failing since before the previous digest, named this week: quiet", domain.Feed{URL: "https://named.example/feed", Problem: "timed out", ProblemAt: hours(-30),
+			Schedule: domain.Schedule{ErrorCount: 9, FirstError: firstErr}},
+			[]domain.Problem{{State: domain.ProblemFailing, Reason: "timed out", Since: firstErr, Quiet: true}}},
+		{"failing again after a recovery: a new problem, named in full", domain.Feed{URL: "https://named.example/feed", Problem: "timed out", ProblemAt: hours(3), ProblemSince: hours(2),
+			Schedule: domain.Schedule{ErrorCount: 1, FirstError: hours(2)}},
+			[]domain.Problem{{State: domain.ProblemFailing, Reason: "timed out", Since: hours(2)}}},
+		{"recovered in the window: nothing to say", domain.Feed{Problem: "timed out", ProblemAt: hours(2), ProblemSince: hours(1), LastSuccess: hours(5)}, nil},
 		{"recovered before the window", domain.Feed{Problem: "timed out", ProblemAt: hours(-2), LastSuccess: hours(-1)}, nil},
 		{"gone in the window, since the first error", domain.Feed{Problem: "gone (410)", ProblemAt: hours(3), ProblemSince: began,
 			Schedule: domain.Schedule{GoneAt: hours(3), ErrorCount: 1}},
@@ -168,14 +175,19 @@ func TestProblemsGoneDeadFailingRecovered(t *testing.T) {
 			[]domain.Problem{{State: domain.ProblemGone, Since: hours(3)}}},
 		{"a problem seen after the build", domain.Feed{Problem: "timed out", ProblemAt: hours(30)}, nil},
 	}
+	// The digests of the last week named one feed's problem, failing
+	// since firstErr.
+	named := []domain.Problem{{FeedURL: "https://named.example/feed", State: domain.ProblemFailing, Reason: "timed out", Since: firstErr}}
 	for _, tt := range tests {
-		tt.feed.URL = "https://a.example/feed"
+		if tt.feed.URL == "" {
+			tt.feed.URL = "https://a.example/feed"
+		}
 		want := []domain.Problem{}
 		for _, p := range tt.want {
 			p.FeedURL = tt.feed.URL
 			want = append(want, p)
 		}
-		if got := Problems([]Subscribed{{Feed: tt.feed}}, since, now); !reflect.DeepEqual(got, want) {
+		if got := Problems([]Subscribed{{Feed: tt.feed}}, since, now, named); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, want)
 		}
 	}
@@ -195,12 +207,16 @@ type rows struct {
 	askedSince time.Time
 	judged     map[int64]domain.Entry // what Judged gives, by ID
 	withheld   []int64                // by Withhold
+	named      []domain.Problem       // what NamedProblems gives
 }
 
 func (r *rows) DigestExists(_ context.Context, user, date string) (bool, error) {
 	return r.built[user+" "+date], nil
 }
-func (r *rows) LastBuilt(context.Context, string) (time.Time, error)     { return r.last, nil }
+func (r *rows) LastBuilt(context.Context, string) (time.Time, error) { return r.last, nil }
+func (r *rows) NamedProblems(context.Context, string, time.Time) ([]domain.Problem, error) {
+	return r.named, nil
+}
 func (r *rows) Subscribed(context.Context, string) ([]Subscribed, error) { return r.subs, nil }
 func (r *rows) Window(_ context.Context, _ string, since, _ time.Time) (map[int64][]int64, error) {
 	r.askedSince = since

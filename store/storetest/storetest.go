@@ -11,6 +11,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
 		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
 		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
+		{"FailingFeedNamedOnceThenWeekly", testFailingFeedNamedOnceThenWeekly},
 		{"RebuiltGuidsAreTheKnownEntry", testRebuiltGuidsAreTheKnownEntry},
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
@@ -1094,9 +1096,11 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	}
 	want := []domain.Problem{
 		{FeedURL: "https://dead.example/feed", State: domain.ProblemDead, Since: since.AddDate(0, 0, -90)},
-		{FeedURL: "https://failing.example/feed", State: domain.ProblemFailing, Reason: "not found (404)", Since: since},
+		// Failing since before the previous digest, which did not name
+		// it: a reminder.
+		{FeedURL: "https://failing.example/feed", State: domain.ProblemFailing, Reason: "not found (404)", Since: since, Again: true},
 		{FeedURL: "https://gone.example/feed", State: domain.ProblemGone, Reason: "gone (410)", Since: since},
-		{FeedURL: "https://recovered.example/feed", State: domain.ProblemRecovered, Reason: "timed out", Since: t0.Add(time.Hour), Until: t0.Add(5 * time.Hour)},
+		// recovered.example failed and was read again: nothing to say.
 	}
 	check := func(what string, got []domain.Problem) {
 		t.Helper()
@@ -1105,7 +1109,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 		}
 		for i := range want {
 			if got[i].FeedURL != want[i].FeedURL || got[i].State != want[i].State || got[i].Reason != want[i].Reason ||
-				!got[i].Since.Equal(want[i].Since) || !got[i].Until.Equal(want[i].Until) {
+				!got[i].Since.Equal(want[i].Since) || !got[i].Until.Equal(want[i].Until) || got[i].Again != want[i].Again {
 				t.Errorf("%s %d: %+v, want %+v", what, i, got[i], want[i])
 			}
 		}
@@ -1128,6 +1132,56 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	}
 	if len(next.Problems) != 0 {
 		t.Errorf("the next digest records %+v", next.Problems)
+	}
+}
+
+// A feed that goes on failing is named in full in the first digest after
+// its problem began, then at most once a week as a reminder, read back
+// from the digests the state keeps; a new problem after a recovery is
+// named in full again.
+func testFailingFeedNamedOnceThenWeekly(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	url := "https://failing.example/feed"
+	feeds := subscribe(t, s, map[string][]string{"ada": {url}}, t0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	fail := func(began, at time.Time) {
+		t.Helper()
+		f := feeds[url]
+		f.ErrorCount, f.FirstError, f.Problem, f.ProblemAt, f.ProblemSince = 1, began, "not found (404)", at, began
+		if _, err := savePoll(s, f, nil, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	began := t0.Add(2 * time.Hour)
+	fail(began, began)
+	var named []string // the day of each digest naming the feed, "+" for a reminder
+	for day := 1; day <= 16; day++ {
+		now := t0.AddDate(0, 0, day)
+		if day == 15 { // read again, then failing anew
+			fail(now.Add(-time.Hour), now.Add(-time.Hour))
+		}
+		d, err := s.BuildDigest(ctx, "ada", now.Format(time.DateOnly), now, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range d.Problems {
+			mark := ""
+			switch {
+			case p.Quiet:
+				continue
+			case p.Again:
+				mark = "+"
+			}
+			named = append(named, fmt.Sprint(day, mark))
+		}
+		if len(d.Problems) != 1 {
+			t.Errorf("day %d: problems %+v, want the failing feed, named or quiet", day, d.Problems)
+		}
+	}
+	if got, want := strings.Join(named, " "), "1 8+ 15"; got != want {
+		t.Errorf("digests naming the failing feed, by day (+: a reminder): %s, want %s", got, want)
 	}
 }
 
