@@ -100,6 +100,11 @@ func writeSummary(w io.Writer, s pipeline.Summary) error {
 			return err
 		}
 	}
+	for _, u := range s.Waiting {
+		if _, err := fmt.Fprintf(w, "  waiting: %s\n", u); err != nil {
+			return err
+		}
+	}
 	for _, m := range s.MailProblems {
 		if _, err := fmt.Fprintf(w, "  mail not sent: %s\n", m); err != nil {
 			return err

@@ -77,7 +77,10 @@ func TestFailedFeedIsRetriedBetweenMidnights(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
 		ts := feedtest.Start(t)
 		ts.Add("/feed", post("b-1"))
-		cfg := testConfig(t, state, oneUser(t, ts.URL+"/feed"), "")
+		// A feed that reads well too, so that the first digest is built at
+		// once, before the retry.
+		ts.Add("/other", post("o-1"))
+		cfg := testConfig(t, state, oneUser(t, ts.URL+"/feed", ts.URL+"/other"), "")
 		ts.Respond("/feed", feedtest.Response{Status: http.StatusTooManyRequests, RetryAfter: "7200"}) // two hours
 		runAt(t, cfg, "2026-11-21T12:00:00Z")
 		ts.Respond("/feed", feedtest.Response{}) // the feed again

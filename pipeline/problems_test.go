@@ -34,12 +34,13 @@ func TestFeedThatFailsForAMonthIsNamedThenWeekly(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
 		pub := feedtest.Start(t)
 		pub.Respond("/feed", feedtest.Response{Status: 404})
+		pub.Add("/quiet", entry("q-1", "2026-11-20T10:00:00Z")) // read, so the first digest is built
 		cfg := testConfig(t, state, `
 	[[users]]
 	name = "ada"
 	timezone = "Europe/London"
 	email = "ada@example.org"
-	feeds = [{ url = "`+pub.URL+`/feed", title = "Ada's Blog" }]
+	feeds = [{ url = "`+pub.URL+`/feed", title = "Ada's Blog" }, "`+pub.URL+`/quiet"]
 	`, "")
 		first := "Ada's Blog: not found (404), since Sat 21 Nov 2026."
 		again := "Ada's Blog: still failing since Sat 21 Nov 2026: not found (404)."
@@ -59,7 +60,7 @@ func TestFeedThatFailsForAMonthIsNamedThenWeekly(t *testing.T) {
 				if strings.Contains(got, "quiet day") || strings.Contains(got, "Nothing new was published") {
 					t.Errorf("%s of %s says nothing was published", what, day)
 				}
-				if !strings.Contains(got, "Nothing new from the feeds that could be read.") {
+				if day != "2026-11-21" && !strings.Contains(got, "Nothing new from the feeds that could be read.") {
 					t.Errorf("%s of %s does not say why nothing is new:\n%s", what, day, got)
 				}
 				shown := strings.Contains(got, first) || strings.Contains(got, again)
@@ -108,7 +109,8 @@ func TestFailedFeedsAreRecordedInTheDigest(t *testing.T) {
 		pub := feedtest.Start(t)
 		pub.Add("/feed", entry("a-1", "2026-11-20T10:00:00Z"))
 		pub.Respond("/feed", feedtest.Response{Status: 503})
-		cfg := testConfig(t, state, oneUser(t, pub.URL+"/feed"), "")
+		pub.Add("/fine", entry("f-1", "2026-11-20T10:00:00Z")) // read, so the first digest is built
+		cfg := testConfig(t, state, oneUser(t, pub.URL+"/feed", pub.URL+"/fine"), "")
 		runAt(t, cfg, "2026-11-22T00:05:00Z")
 		pub.Respond("/feed", feedtest.Response{})
 		runAt(t, cfg, "2026-11-22T12:05:00Z") // the retry reads it
@@ -122,8 +124,39 @@ func TestFailedFeedsAreRecordedInTheDigest(t *testing.T) {
 			t.Errorf("the first page, written again, does not say what it said:\n%s", first)
 		}
 		second := readable(readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-23.html")))
-		if strings.Contains(second, "Could not read") || !strings.Contains(second, "Title a-1") {
+		if strings.Contains(second, "Could not read") || !strings.Contains(second, "Title a-1") || strings.Contains(second, "quiet day") {
 			t.Errorf("the second digest, after the feed was read again:\n%s", second)
+		}
+	})
+}
+
+// A new user whose every feed is mistyped gets no digest, and each run
+// says why; once a feed reads (the URL fixed in the config), the first
+// digest is built at once, in the next run, not at the next digest hour.
+func TestFirstDigestWaitsForAFeedThatReads(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		pub.Add("/feed.xml", entry("a-1", "2026-11-20T10:00:00Z"), entry("a-2", "2026-11-20T11:00:00Z"))
+		cfg := testConfig(t, state, oneUser(t, pub.URL+"/fed.xml", pub.URL+"/missing"), "")
+		for _, now := range []string{"2026-11-21T00:05:00Z", "2026-11-21T01:05:00Z"} {
+			sum := runAt(t, cfg, now)
+			if sum.DigestsBuilt != 0 || len(sum.Waiting) != 1 || !strings.Contains(sum.Waiting[0], "ada: no first digest yet: none of the feeds could be read") {
+				t.Errorf("run at %s: %d built, waiting %q", now, sum.DigestsBuilt, sum.Waiting)
+			}
+		}
+		if pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, "ada", "*-*-*.html")); len(pages) != 0 {
+			t.Errorf("pages written for a user none of whose feeds was read: %v", pages)
+		}
+		cfg.Users[0].Feeds[0].URL = pub.URL + "/feed.xml" // the typo fixed
+		sum := runAt(t, cfg, "2026-11-21T02:05:00Z")
+		if sum.DigestsBuilt != 1 || len(sum.Waiting) != 0 {
+			t.Fatalf("after the fix: %d built, waiting %q", sum.DigestsBuilt, sum.Waiting)
+		}
+		page := readable(readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-21.html")))
+		for _, want := range []string{"Title a-1", "Title a-2", "Could not read"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the first digest lacks %q:\n%s", want, page)
+			}
 		}
 	})
 }

@@ -94,6 +94,9 @@ type Summary struct {
 	// MailProblems has a line per user with mail that did not go out:
 	// what failed, when the next try is, what was given up.
 	MailProblems []string `json:"mail_problems,omitempty"`
+	// Waiting has a line per user whose first digest waits because none
+	// of their feeds could be read yet.
+	Waiting []string `json:"waiting,omitempty"`
 }
 
 // EventKind says what an Event reports.

@@ -503,6 +503,14 @@ func (w *worker) digest(ctx context.Context, key store.DigestKey) error {
 	switch {
 	case errors.Is(err, store.ErrDigestExists):
 		// Built by a run that died, or by an overlapping pass.
+	case errors.Is(err, store.ErrNoFeedReadYet):
+		// A first digest waits for a feed to be read: the user stays due,
+		// and the next run tries the feeds again as their penalties allow.
+		p.mu.Lock()
+		p.sum.Waiting = append(p.sum.Waiting, key.User+": no first digest yet: none of the feeds could be read (see the feed errors; `status` shows when each is tried again)")
+		p.mu.Unlock()
+		p.opts.Log.Info("first digest waits: no feed read yet", "user", key.User)
+		return nil
 	case err != nil:
 		return err
 	default:

@@ -106,6 +106,9 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	if err != nil {
 		return domain.Digest{}, err
 	}
+	if since.IsZero() && len(subs) > 0 && !slices.ContainsFunc(subs, read) {
+		return domain.Digest{}, fmt.Errorf("%w: %s's first digest waits for one of their feeds", ErrNoFeedReadYet, user)
+	}
 	ids, backlogs, err := digestEntries(ctx, tx, user, subs, since, now)
 	if err != nil {
 		return domain.Digest{}, err
@@ -126,6 +129,10 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	}
 	return d, nil
 }
+
+// read says a subscription's feed has been read at least once: a body
+// that was a feed, or a 304 to the validators of one.
+func read(s Subscribed) bool { return !s.Feed.LastSuccess.IsZero() || s.HasEntries }
 
 // sift splits a digest's entries into those kept, in their order, and
 // those sieve leaves out, which are withheld from user.

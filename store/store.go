@@ -28,6 +28,10 @@ var (
 	ErrNoFeed = errors.New("no such feed")
 	// ErrDigestExists means a digest for that user and date was built already.
 	ErrDigestExists = errors.New("digest already built")
+	// ErrNoFeedReadYet means a user's first digest waits: none of their
+	// feeds has been read yet (a typo in every URL, the network down),
+	// and a first digest built now would be empty and used up.
+	ErrNoFeedReadYet = errors.New("none of the feeds could be read yet")
 	// ErrNotState means the state exists but holds no feeddigest state.
 	ErrNotState = errors.New("not a feeddigest state file")
 	// ErrDamaged means the state is corrupt.

@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
 		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
 		{"FailingFeedNamedOnceThenWeekly", testFailingFeedNamedOnceThenWeekly},
+		{"FirstDigestWaitsForAFeedRead", testFirstDigestWaitsForAFeedRead},
 		{"RebuiltGuidsAreTheKnownEntry", testRebuiltGuidsAreTheKnownEntry},
 		{"OverflowStoredWithoutTexts", testOverflowStoredWithoutTexts},
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
@@ -102,6 +103,22 @@ func subscribe(t *testing.T, s store.Store, subs map[string][]string, now time.T
 		out[f.URL] = f
 	}
 	return out
+}
+
+// subscribeRead subscribes as subscribe does, then records a first poll
+// of each feed at now that read it (and found nothing), as a first
+// digest waits for one (see store.ErrNoFeedReadYet).
+func subscribeRead(t *testing.T, s store.Store, subs map[string][]string, now time.Time) map[string]domain.Feed {
+	t.Helper()
+	feeds := subscribe(t, s, subs, now)
+	for url, f := range feeds {
+		f.LastPoll, f.LastSuccess = now, now
+		if _, err := savePoll(s, f, nil, now); err != nil {
+			t.Fatal(err)
+		}
+		feeds[url] = f
+	}
+	return feeds
 }
 
 // save saves a poll of f at now that found entries with keys.
@@ -660,7 +677,7 @@ func testDigestListingCapsEachFeed(t *testing.T, newStore NewStore) {
 func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	urls := []string{"https://gone.example/feed", "https://dead.example/feed", "https://moved.example/feed", "https://origin.example/feed"}
-	feeds := subscribe(t, s, map[string][]string{"ada": urls}, t0)
+	feeds := subscribeRead(t, s, map[string][]string{"ada": urls}, t0)
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +720,7 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 // interrupted, and not tried again.
 func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
-	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	subscribeRead(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, true, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -771,7 +788,7 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 // unsent; a digest already sent, or whose send started, stays so.
 func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
-	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	subscribeRead(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
 	for _, user := range []string{"ada", "bob"} {
 		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true, nil); err != nil {
 			t.Fatal(err)
@@ -801,7 +818,7 @@ func testSkippedSendIsNotUnsent(t *testing.T, newStore NewStore) {
 
 func testSendFailuresAreRecorded(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
-	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
+	subscribeRead(t, s, map[string][]string{"ada": {"https://a.example/feed"}}, t0)
 	for i, date := range []string{"2026-11-21", "2026-11-22"} {
 		if _, err := s.BuildDigest(ctx, "ada", date, t0.Add(time.Duration(i)*24*time.Hour), true, nil); err != nil {
 			t.Fatal(err)
@@ -1059,7 +1076,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	urls := []string{"https://ok.example/feed", "https://failing.example/feed", "https://recovered.example/feed",
 		"https://long-ago.example/feed", "https://gone.example/feed", "https://dead.example/feed", "https://gone-before.example/feed"}
-	feeds := subscribe(t, s, map[string][]string{"ada": urls, "bob": {"https://bob.example/feed"}}, t0)
+	feeds := subscribeRead(t, s, map[string][]string{"ada": urls, "bob": {"https://bob.example/feed"}}, t0)
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -1135,6 +1152,35 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 	}
 }
 
+// A user's first digest waits until one of their feeds has been read:
+// built before, it would be empty and used up. Nothing is recorded.
+func testFirstDigestWaitsForAFeedRead(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	feeds := subscribe(t, s, map[string][]string{"ada": {"https://typo.example/fed", "https://a.example/feed"}}, t0)
+	f := feeds["https://typo.example/fed"]
+	f.ErrorCount, f.FirstError, f.Problem, f.ProblemAt = 1, t0, "not found (404)", t0
+	if _, err := savePoll(s, f, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); !errors.Is(err, store.ErrNoFeedReadYet) {
+		t.Fatalf("first digest with no feed read: %v, want ErrNoFeedReadYet", err)
+	}
+	if ds, err := s.Digests(ctx, "ada"); err != nil || len(ds) != 0 {
+		t.Fatalf("a waiting first digest recorded %+v (%v)", ds, err)
+	}
+	later := t0.Add(time.Hour)
+	save(t, s, withSuccess(feeds["https://a.example/feed"], later), later, "a-1")
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-20", later, false, nil)
+	if err != nil || d.EntryCount != 1 || len(d.Problems) != 1 {
+		t.Fatalf("first digest once a feed is read: %+v, %v", d, err)
+	}
+}
+
+func withSuccess(f domain.Feed, at time.Time) domain.Feed {
+	f.LastSuccess = at
+	return f
+}
+
 // A feed that goes on failing is named in full in the first digest after
 // its problem began, then at most once a week as a reminder, read back
 // from the digests the state keeps; a new problem after a recovery is
@@ -1142,7 +1188,7 @@ func testDigestRecordsFeedsThatCouldNotBeRead(t *testing.T, newStore NewStore) {
 func testFailingFeedNamedOnceThenWeekly(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	url := "https://failing.example/feed"
-	feeds := subscribe(t, s, map[string][]string{"ada": {url}}, t0)
+	feeds := subscribeRead(t, s, map[string][]string{"ada": {url}}, t0)
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-20", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
