@@ -178,3 +178,36 @@ func TestMisspeltZoneAndUserWithoutFeeds(t *testing.T) {
 		t.Errorf("status with a user without feeds warns of nothing:\n%s", stderr)
 	}
 }
+
+// A new user whose every feed is mistyped gets no digest from the built
+// binary, and each run says why, on the terminal and in the step
+// summary; once the typo is fixed, the next run builds the first digest
+// at once, though its digest hour has passed.
+func TestFirstDigestWaitsForAFeedThatReads(t *testing.T) {
+	ts := initFeeds(t)
+	dir := t.TempDir()
+	users := "[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n"
+	writeConfig(t, dir, "[fetch]\nallow_private_networks = true\n"+fmt.Sprintf(users, ts.URL+"/fed.xml"))
+	summary := filepath.Join(dir, "summary.md")
+	for _, now := range []string{"2026-11-22T00:05:00Z", "2026-11-22T01:05:00Z"} {
+		code, stdout, stderr := feeddigest(t, dir, nil, "run", "-now", now, "-summary", summary)
+		if code != 0 || !strings.Contains(stdout, "digests built  0") ||
+			!strings.Contains(stdout, "waiting: ada: no first digest yet: none of the feeds could be read") {
+			t.Errorf("run at %s: exit %d\n%s%s", now, code, stdout, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(summary); !strings.Contains(string(b), "First digests waiting for a feed that reads:\n\n- ada: no first digest yet") {
+		t.Errorf("the step summary does not say why no digest came:\n%s", b)
+	}
+	if pages, _ := filepath.Glob(filepath.Join(dir, "site", "ada", "*-*-*.html")); len(pages) != 0 {
+		t.Errorf("a first digest was used up while no feed could be read: %v", pages)
+	}
+	writeConfig(t, dir, "[fetch]\nallow_private_networks = true\n"+fmt.Sprintf(users, ts.URL+"/feed.xml"))
+	code, stdout, stderr := feeddigest(t, dir, nil, "run", "-now", "2026-11-22T02:05:00Z")
+	if code != 0 || !strings.Contains(stdout, "digests built  1") || strings.Contains(stdout, "waiting") {
+		t.Fatalf("run after the fix: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "site", "ada", "2026-11-22.html")); err != nil {
+		t.Errorf("no first digest after the fix: %v", err)
+	}
+}
