@@ -3,9 +3,14 @@ package domain
 import "strings"
 
 // trackingParams are the query parameters that say who sent a reader to
-// a page, never which page: a story's link is compared without them
-// (utm_* is matched by its prefix).
-var trackingParams = map[string]bool{"fbclid": true, "gclid": true, "mc_cid": true, "mc_eid": true, "ref": true}
+// a page, never which page: a story's link is compared without them, and
+// shown without them (utm_* is matched by its prefix).
+var trackingParams = map[string]bool{"fbclid": true, "gclid": true, "mc_cid": true, "mc_eid": true}
+
+// referrerParam says who sent the reader too, but is also a word some
+// sites use for which page (a branch, a tag): a story's link is compared
+// without it, a link is shown with it.
+const referrerParam = "ref"
 
 // StoryLink is the form in which entries' links are compared to find one
 // story carried by several feeds: the link normalised as a feed URL is
@@ -27,7 +32,7 @@ func StoryLink(link string) (string, bool) {
 	}
 	var kept []string
 	for param := range strings.SplitSeq(query, "&") {
-		if param == "" || isTrackingParam(param) {
+		if param == "" || isTrackingParam(param) || paramName(param) == referrerParam {
 			continue
 		}
 		kept = append(kept, param)
@@ -41,9 +46,39 @@ func StoryLink(link string) (string, bool) {
 // isTrackingParam says whether the query parameter "name=value" (or
 // "name") is one of trackingParams, its name compared in lower case.
 func isTrackingParam(param string) bool {
-	name, _, _ := strings.Cut(param, "=")
-	name = strings.ToLower(name)
+	name := paramName(param)
 	return strings.HasPrefix(name, "utm_") || trackingParams[name]
+}
+
+func paramName(param string) string {
+	name, _, _ := strings.Cut(param, "=")
+	return strings.ToLower(name)
+}
+
+// WithoutTracking is link as the feed gives it, less its tracking
+// parameters (utm_*, fbclid, gclid, mc_cid, mc_eid): a link a reader is
+// shown does not tell the site who sent them. The rest, fragment
+// included, stays byte for byte.
+func WithoutTracking(link string) string {
+	base, rest, ok := strings.Cut(link, "?")
+	if !ok {
+		return link
+	}
+	query, fragment, hasFragment := strings.Cut(rest, "#")
+	var kept []string
+	for param := range strings.SplitSeq(query, "&") {
+		if !isTrackingParam(param) {
+			kept = append(kept, param)
+		}
+	}
+	out := base
+	if len(kept) > 0 && (len(kept) > 1 || kept[0] != "") {
+		out += "?" + strings.Join(kept, "&")
+	}
+	if hasFragment {
+		out += "#" + fragment
+	}
+	return out
 }
 
 // Story is one link that entries of several feeds of a digest carry:

@@ -110,3 +110,19 @@ func FuzzStoryLink(f *testing.F) {
 		}
 	})
 }
+
+func TestWithoutTrackingKeepsTheLinkAsGiven(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"https://example.org/post?utm_source=rss&utm_medium=feed", "https://example.org/post"},
+		{"https://Example.org:443/a/../post?id=1&UTM_Campaign=x&fbclid=y#comments", "https://Example.org:443/a/../post?id=1#comments"},
+		{"https://example.org/post?gclid=1&mc_cid=2&mc_eid=3&ref=main", "https://example.org/post?ref=main"},
+		{"https://example.org/post?utm_source=rss#top", "https://example.org/post#top"},
+		{"https://example.org/post?", "https://example.org/post"},
+		{"https://example.org/post", "https://example.org/post"},
+		{"https://example.org/post?q=utm_source", "https://example.org/post?q=utm_source"},
+	} {
+		if got := WithoutTracking(tt.in); got != tt.want {
+			t.Errorf("WithoutTracking(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -372,5 +372,5 @@ func EntryURL(feedURL, link string) string {
 	if domain.AbsoluteHTTP(abs) == nil {
 		return ""
 	}
-	return abs
+	return domain.WithoutTracking(abs)
 }

@@ -176,6 +176,8 @@ func TestEntryURL(t *testing.T) {
 		{"https://ex.org/feed", "javascript:alert(1)", ""},
 		{"https://ex.org/feed", "", ""},
 		{"", "/relative", ""},
+		// Shown without tracking parameters, the rest as the feed gives it.
+		{"https://ex.org/feed", "/p?id=7&utm_source=rss&utm_medium=feed&fbclid=x#more", "https://ex.org/p?id=7#more"},
 	}
 	for _, c := range cases {
 		if got := EntryURL(c.feed, c.link); got != c.want {
