@@ -16,6 +16,10 @@ import (
 // following it, and it reads on its own.
 type enclosureView struct {
 	URL, Label string
+	// Audio is the MIME type of an audio file, which the page gives a
+	// player (no script, nothing fetched before the reader presses
+	// play); "" for other files.
+	Audio string
 }
 
 // Text is the enclosure's line in the plain-text email.
@@ -28,7 +32,11 @@ func newEnclosureViews(encs []domain.Enclosure) []enclosureView {
 		if link == "" {
 			continue
 		}
-		out = append(out, enclosureView{URL: link, Label: EnclosureLabel(e)})
+		v := enclosureView{URL: link, Label: EnclosureLabel(e)}
+		if mime := typeOf(e); strings.HasPrefix(mime, "audio/") {
+			v.Audio = mime
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -38,11 +46,7 @@ func newEnclosureViews(encs []domain.Enclosure) []enclosureView {
 // playing time and size: "Audio (MP3, 1 h 02 min, 28 MB)", "Video
 // (WebM)", "PDF (2.1 MB)". A file of no known kind goes by its name.
 func EnclosureLabel(e domain.Enclosure) string {
-	mime := strings.ToLower(e.Type)
-	if mime == "" {
-		mime = byExtension[strings.ToLower(path.Ext(urlPath(e.URL)))]
-	}
-	kind, format := kindOf(mime)
+	kind, format := kindOf(typeOf(e))
 	var details []string
 	if format != "" {
 		details = append(details, format)
@@ -63,6 +67,16 @@ func EnclosureLabel(e domain.Enclosure) string {
 		return kind
 	}
 	return kind + " (" + strings.Join(details, ", ") + ")"
+}
+
+// typeOf is the enclosure's MIME type in lower case, without
+// parameters; without one, guessed from its name's extension.
+func typeOf(e domain.Enclosure) string {
+	mime, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(e.Type)), ";")
+	if mime = strings.TrimSpace(mime); mime == "" {
+		mime = byExtension[strings.ToLower(path.Ext(urlPath(e.URL)))]
+	}
+	return mime
 }
 
 // formats name the common types of podcasts and video feeds.

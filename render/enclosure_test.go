@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"feeddigest/domain"
 )
 
@@ -65,5 +67,41 @@ func TestEnclosuresInEveryPart(t *testing.T) {
 		if strings.Contains(got, "javascript:") {
 			t.Errorf("the %s links a javascript: file", name)
 		}
+	}
+}
+
+// On the page, an audio file also gets a player that needs no script and
+// fetches nothing before the reader presses play; a video or a PDF, and
+// the email, keep the link alone.
+func TestAudioGetsAPlayerOnThePageOnly(t *testing.T) {
+	d := sampleDigest(t)
+	d.Email = "ada@example.org"
+	d.Groups[0].Entries[0].Enclosures = []domain.Enclosure{
+		{URL: "https://media.example.org/ep1.mp3", Type: "audio/mpeg; charset=binary"},
+		{URL: "https://media.example.org/ep2.ogg"},
+		{URL: "https://media.example.org/talk.mp4", Type: "video/mp4"},
+		{URL: "https://media.example.org/notes.pdf"},
+	}
+	page, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := parseHTML(t, string(page)).Find("audio")
+	var srcs []string
+	players.Each(func(_ int, s *goquery.Selection) {
+		src, _ := s.Attr("src")
+		preload, _ := s.Attr("preload")
+		_, controls := s.Attr("controls")
+		if preload != "none" || !controls {
+			t.Errorf("player of %s: preload %q, controls %v", src, preload, controls)
+		}
+		srcs = append(srcs, src)
+	})
+	if got := strings.Join(srcs, " "); got != "https://media.example.org/ep1.mp3 https://media.example.org/ep2.ogg" {
+		t.Errorf("players for %s, want the two audio files", got)
+	}
+	e := buildEmail(t, d, "")
+	if strings.Contains(e.HTML, "<audio") {
+		t.Error("the email carries a player")
 	}
 }
