@@ -72,7 +72,34 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	v.Subject = "Your digest for " + period + ": " + v.howMuch()
 	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
+	v.Footer = newFooter(d, from)
 	return &EmailDraft{d: d, from: from, v: v}, nil
+}
+
+// emailFooter is what a good newsletter ends with: why the reader gets
+// it, and how to stop it (the page's link, when there is one, is
+// digestView.WebURL).
+type emailFooter struct {
+	Why string // "You get this daily digest of the feeds you follow as “ada”."
+	// Unsubscribe is the mailto: or https: address the operator handles;
+	// without one, Sender is whom to ask.
+	Unsubscribe, Sender string
+}
+
+func newFooter(d Digest, from string) emailFooter {
+	rhythm := "daily"
+	if d.Weekly {
+		rhythm = "weekly"
+	}
+	f := emailFooter{Why: fmt.Sprintf("You get this %s digest of the feeds you follow as “%s”.", rhythm, d.User),
+		Unsubscribe: unsubscribeURL(d.Unsubscribe)}
+	if f.Unsubscribe == "" {
+		f.Sender = from
+		if a, err := netmail.ParseAddress(from); err == nil {
+			f.Sender = a.Address
+		}
+	}
+	return f
 }
 
 // PageWhere says where the digest's page is when no site_url gives it an

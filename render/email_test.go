@@ -76,12 +76,19 @@ func TestEmailHeadersAndParts(t *testing.T) {
 	checkEmailHTML(t, html)
 }
 
-// checkEmailHTML: inline styles only, and every link private.
+// checkEmailHTML: inline styles, the one stylesheet only a dark palette
+// for the clients that read it, and every link private.
 func checkEmailHTML(t *testing.T, html string) {
 	t.Helper()
 	doc := parseHTML(t, html)
-	if doc.Find("style").Length() != 0 || doc.Find("link").Length() != 0 {
+	if doc.Find("link").Length() != 0 || doc.Find("style").Length() != 1 {
 		t.Error("email HTML depends on a stylesheet")
+	}
+	if css := strings.TrimSpace(doc.Find("style").Text()); !strings.HasPrefix(css, "@media (prefers-color-scheme: dark) {") || strings.Count(css, "}\n}") != 1 || !strings.HasSuffix(css, "}\n}") {
+		t.Errorf("the email's stylesheet holds more than a dark palette:\n%s", css)
+	}
+	if scheme, _ := doc.Find(`meta[name="color-scheme"]`).Attr("content"); scheme != "light dark" {
+		t.Errorf("color-scheme %q, want light dark", scheme)
 	}
 	if doc.Find("[style]").Length() == 0 {
 		t.Error("email HTML has no inline styles")
@@ -99,8 +106,9 @@ func checkEmailHTML(t *testing.T, html string) {
 		t.Errorf("email link without rel=%q: %v", relSafe, n.Attr)
 	ok:
 	}
-	if doc.Find(`a[href="https://example.org/digest/ada/2020-11-22.html"]`).Length() != 1 {
-		t.Error("email HTML does not link to the web page of the digest")
+	// At the top, and in the footer.
+	if doc.Find(`a[href="https://example.org/digest/ada/2020-11-22.html"]`).Length() != 2 {
+		t.Error("email HTML does not link to the web page of the digest, at the top and in its footer")
 	}
 }
 
@@ -247,5 +255,36 @@ func TestEmailPlainTextHasNoBidiOverrides(t *testing.T) {
 	pre, _, _ = strings.Cut(pre, "</div>")
 	if !strings.Contains(pre, "Title LRO") || strings.ContainsFunc(pre, isBidiControl) {
 		t.Errorf("preheader %q", pre)
+	}
+}
+
+// The email ends as a good newsletter does: why the reader gets it, the
+// day's page, and how to stop it, in both parts; without an unsubscribe
+// address, whom to write to.
+func TestEmailFooterSaysWhyAndHowToStop(t *testing.T) {
+	d := sampleDigest(t)
+	d.Unsubscribe = "https://example.org/unsubscribe?u=ada"
+	e := buildEmail(t, d, "https://example.org/digest/")
+	footer := parseHTML(t, e.HTML).Find("footer")
+	text := strings.Join(strings.Fields(footer.Text()), " ")
+	for _, want := range []string{"You get this daily digest of the feeds you follow as “ada”.", "View it in a browser.", "Unsubscribe."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the HTML footer lacks %q: %s", want, text)
+		}
+	}
+	if footer.Find(`a[href="https://example.org/unsubscribe?u=ada"]`).Length() != 1 {
+		t.Error("the footer does not link the unsubscribe address")
+	}
+	tail := e.Text[strings.LastIndex(e.Text, "-- \n"):]
+	for _, want := range []string{"You get this daily digest of the feeds you follow as “ada”.", "View it in a browser: https://example.org/digest/ada/2020-11-22.html",
+		"To stop it, unsubscribe: https://example.org/unsubscribe?u=ada"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("the text part's footer lacks %q:\n%s", want, tail)
+		}
+	}
+	d.Unsubscribe, d.Weekly = "", true
+	e = buildEmail(t, d, "")
+	if text := strings.Join(strings.Fields(parseHTML(t, e.HTML).Find("footer").Text()), " "); !strings.Contains(text, "weekly digest") || !strings.Contains(text, "To stop it, write to digest@example.org.") {
+		t.Errorf("without an unsubscribe address the footer does not say whom to write to: %s", text)
 	}
 }

@@ -64,6 +64,7 @@ type digestView struct {
 	// Email only. Preheader is the hidden line mail clients show after
 	// the subject: the first headlines.
 	Subject, WebURL, Preheader string
+	Footer                     emailFooter
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
