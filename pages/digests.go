@@ -101,14 +101,14 @@ func (b *Builder) writePending(ctx context.Context, pub *site.Publisher, pending
 			return written, err
 		}
 		prev, next := neighbours(all, d.Date)
-		rd.Prev, rd.Next = prev.Date, next.Date
+		rd.Prev, rd.Next = refOf(prev, *u), refOf(next, *u)
 		stop := b.prefetchListings(ctx, &rd)
 		body, err := b.writeDigest(ctx, pub, rd, !b.SkipsMail(d))
 		stop()
 		if err != nil {
 			return written, err
 		}
-		pagers[digestKey(d.User, d.Date)] = render.Pager{Prev: prev.Date, Next: next.Date}
+		pagers[digestKey(d.User, d.Date)] = render.Pager{Prev: rd.Prev, Next: rd.Next}
 		if next.Date == "" {
 			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
@@ -231,6 +231,16 @@ func (s streamed) WriteTo(w io.Writer) (int64, error) {
 
 // neighbours are the digests just before and after date in a user's
 // digests (newest first); zero values where there is none.
+// refOf names d, a digest of u's (the zero digest: none), for the
+// archive and for the pages before and after it.
+func refOf(d domain.Digest, u config.User) render.DigestRef {
+	if d.Date == "" {
+		return render.DigestRef{}
+	}
+	return render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt,
+		Weekly: u.Every == config.Weekly, Since: d.Since, Location: u.Location}
+}
+
 func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 	for i, d := range all {
 		if d.Date != date {
@@ -261,7 +271,7 @@ func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain
 		return nil // none, or one this pass renders with its neighbours
 	}
 	before, after := neighbours(all, prev.Date)
-	was, now := render.Pager{Prev: before.Date}, render.Pager{Prev: before.Date, Next: after.Date}
+	was, now := render.Pager{Prev: refOf(before, u)}, render.Pager{Prev: refOf(before, u), Next: refOf(after, u)}
 	if w, ok := pagers[digestKey(prev.User, prev.Date)]; ok {
 		// Written in this pass: with its neighbours as they are now
 		// (relinked, the pager would show twice), or as they were.
@@ -282,7 +292,7 @@ func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain
 	if err != nil {
 		return err
 	}
-	rd.Prev, rd.Next = before.Date, after.Date
+	rd.Prev, rd.Next = now.Prev, now.Next
 	_, err = writePage(pub, rd)
 	return err
 }

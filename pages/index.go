@@ -27,8 +27,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 	var archive []render.DigestRef
 	var recent []render.Digest
 	for i, d := range all {
-		archive = append(archive, render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt,
-			Weekly: u.Every == config.Weekly, Since: d.Since, Location: u.Location})
+		archive = append(archive, refOf(d, u))
 		if i >= render.MaxFeedDigests {
 			continue
 		}

@@ -52,7 +52,7 @@ func (b *Builder) Publish(ctx context.Context, dir string) (Published, error) {
 				return out, rd.Damaged(err)
 			}
 			prev, next := neighbours(digests, d.Date)
-			page.Prev, page.Next = prev.Date, next.Date
+			page.Prev, page.Next = refOf(prev, u), refOf(next, u)
 			body, err := b.writeDigest(ctx, pub, page, false)
 			if err != nil {
 				return out, fmt.Errorf("publish %s %s: %w", d.User, d.Date, err)

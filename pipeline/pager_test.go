@@ -90,7 +90,7 @@ func TestDigestPagesLinkTheirNeighbours(t *testing.T) {
 			t.Errorf("the page whose entries lost their texts links %v, want next 2026-11-24.html", links)
 		}
 		var unlinked strings.Builder
-		was, now := render.Pager{Prev: days[1]}, render.Pager{Prev: days[1], Next: "2026-11-24"}
+		was, now := render.Pager{Prev: render.DigestRef{Date: days[1]}}, render.Pager{Prev: render.DigestRef{Date: days[1]}, Next: render.DigestRef{Date: "2026-11-24"}}
 		if err := render.RelinkPage(&unlinked, strings.NewReader(got), int64(len(got)), now, was); err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func TestGoldenDigestPage(t *testing.T) {
 
 func TestGoldenEmptyDay(t *testing.T) {
 	d := emptyDigest(t)
-	d.Prev = "2020-11-22" // the newest digest: no next one yet
+	d.Prev = DigestRef{Date: "2020-11-22"} // the newest digest: no next one yet
 	got, err := DigestPage(d)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 func TestUserPagesLinkTheirFeedIconAndNeighbours(t *testing.T) {
 	d := sampleDigest(t)
-	d.Prev, d.Next = "2020-11-21", "2020-11-23"
+	d.Prev, d.Next = DigestRef{Date: "2020-11-21"}, DigestRef{Date: "2020-11-23"}
 	doc, _ := digestDoc(t, d)
 	index, err := IndexPage("ada", &d, nil)
 	if err != nil {
@@ -48,9 +48,29 @@ func TestUserPagesLinkTheirFeedIconAndNeighbours(t *testing.T) {
 		t.Errorf("the previous digest is not named by its date: %q", pager.Text())
 	}
 	// The newest digest has no next one; the first has no previous one.
-	d.Prev, d.Next = "", ""
+	d.Prev, d.Next = DigestRef{}, DigestRef{}
 	alone, _ := digestDoc(t, d)
 	if alone.Find(`a[rel="prev"], a[rel="next"], nav[aria-label="Older and newer digests"]`).Length() != 0 {
 		t.Error("a lone digest links neighbours")
+	}
+}
+
+// A weekly digest's words fit a week: its pager names the digest before
+// it by the days it covers, as the archive does, and a week with nothing
+// new is a quiet week, never a quiet day.
+func TestWeeklyWordsFitAWeek(t *testing.T) {
+	d := emptyDigest(t)
+	d.Weekly = true
+	d.Prev = DigestRef{Date: "2020-11-09", Weekly: true, Since: utc("2020-11-09T00:05:00Z"), BuiltAt: utc("2020-11-16T00:05:00Z")}
+	doc, _ := digestDoc(t, d)
+	if got := doc.Find(`a[rel="prev"]`).Text(); got != "Previous: 9-16 November 2020" {
+		t.Errorf("the previous weekly digest is named %q, want its days as the archive names them", got)
+	}
+	e := buildEmail(t, d, "")
+	for what, got := range map[string]string{"page": doc.Text(), "text": e.Text, "html": e.HTML} {
+		got = strings.Join(strings.Fields(got), " ")
+		if strings.Contains(got, "quiet day") || strings.Contains(got, "yesterday") || !strings.Contains(got, "Enjoy the quiet week.") {
+			t.Errorf("the %s of an empty weekly digest does not speak of a week:\n%s", what, got)
+		}
 	}
 }

@@ -66,9 +66,9 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 // changed since): render the digest again instead.
 var ErrNoPager = errors.New("render: the page does not end with the expected pager")
 
-// Pager is what a digest page links: the dates of the digests before and
-// after it ("" for none).
-type Pager struct{ Prev, Next string }
+// Pager is what a digest page links: the digests before and after it
+// (Date "" for none), named as the archive names them.
+type Pager struct{ Prev, Next DigestRef }
 
 // pageEnd is where a digest page's pager ends: what follows is the end of
 // its main element and its footer, which says nothing a feed wrote.
@@ -197,16 +197,22 @@ func archiveItems(refs []DigestRef) []archiveItem {
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Date > refs[j].Date })
 	items := make([]archiveItem, 0, len(refs))
 	for _, r := range refs {
-		label := r.Date
-		if day, err := time.Parse(dateLayout, r.Date); err == nil {
-			label = day.Format(dayLayout)
-			if r.Weekly {
-				label = daysCovered(day, r.Since, r.BuiltAt, r.Location).label()
-			}
-		}
-		items = append(items, archiveItem{Date: r.Date, Label: label, Entries: r.Entries})
+		items = append(items, archiveItem{Date: r.Date, Label: r.label(), Entries: r.Entries})
 	}
 	return items
+}
+
+// label names a digest as its page's title does: a daily one by its day,
+// a weekly one by the days it covers.
+func (r DigestRef) label() string {
+	day, err := time.Parse(dateLayout, r.Date)
+	if err != nil {
+		return r.Date
+	}
+	if r.Weekly {
+		return daysCovered(day, r.Since, r.BuiltAt, r.Location).label()
+	}
+	return day.Format(dayLayout)
 }
 
 // statusView is the data of SITE/status.html.

@@ -15,8 +15,8 @@ func TestRelinkPageChangesOnlyThePager(t *testing.T) {
 		name     string
 		was, now Pager
 	}{
-		{"prev, then next too", Pager{Prev: "2020-11-21"}, Pager{Prev: "2020-11-21", Next: "2020-11-23"}},
-		{"no pager, then next", Pager{}, Pager{Next: "2020-11-23"}},
+		{"prev, then next too", Pager{Prev: DigestRef{Date: "2020-11-21"}}, Pager{Prev: DigestRef{Date: "2020-11-21"}, Next: DigestRef{Date: "2020-11-23"}}},
+		{"no pager, then next", Pager{}, Pager{Next: DigestRef{Date: "2020-11-23"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := loadDigest(t, "digest")
@@ -40,7 +40,7 @@ func TestRelinkPageChangesOnlyThePager(t *testing.T) {
 // the caller renders it again.
 func TestRelinkPageRefusesAnUnknownPage(t *testing.T) {
 	d := loadDigest(t, "digest")
-	d.Prev = "2020-11-20"
+	d.Prev = DigestRef{Date: "2020-11-20"}
 	written := page(t, d)
 	older := strings.Replace(string(written), "</main>\n<footer>", "</main>\n<!-- v1 -->\n<footer>", 1)
 	for name, p := range map[string][]byte{
@@ -50,7 +50,7 @@ func TestRelinkPageRefusesAnUnknownPage(t *testing.T) {
 		"empty":             nil,
 	} {
 		var got bytes.Buffer
-		err := RelinkPage(&got, bytes.NewReader(p), int64(len(p)), Pager{Prev: "2020-11-21"}, Pager{Prev: "2020-11-21", Next: "2020-11-23"})
+		err := RelinkPage(&got, bytes.NewReader(p), int64(len(p)), Pager{Prev: DigestRef{Date: "2020-11-21"}}, Pager{Prev: DigestRef{Date: "2020-11-21"}, Next: DigestRef{Date: "2020-11-23"}})
 		if !errors.Is(err, ErrNoPager) {
 			t.Errorf("%s: err = %v, want ErrNoPager", name, err)
 		}

@@ -93,10 +93,10 @@ type Digest struct {
 	// LeftOut is how many entries the user's rules left out (shown as
 	// one quiet line, never in the counts).
 	LeftOut int
-	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
-	// just before and after this one, "" when there is none: the page
-	// links them.
-	Prev, Next string
+	// Prev and Next are the user's digests just before and after this
+	// one (Date "" when there is none): the page links them, named as the
+	// archive names them.
+	Prev, Next DigestRef
 	// Links, when not nil, are the links mentioned as the digest's page
 	// counted them (PageBody.Links): the email shows them without reading
 	// every entry's links again.

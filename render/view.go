@@ -50,6 +50,8 @@ type digestView struct {
 	Notices           []noticeView
 	Problems          []problemView
 	ProblemCount      string // "2 feeds"
+	// Weekly says the digest is a weekly user's: its words fit a week.
+	Weekly bool
 	// Failing says a feed could not be read, named in this digest or
 	// not (see domain.Problem.Quiet): the day is never called quiet.
 	Failing    bool
@@ -102,12 +104,11 @@ func (v *digestView) streamErr() error {
 // dateLink is another digest's page: its date, and the date in words.
 type dateLink struct{ Date, Label string }
 
-func newDateLink(date string) dateLink {
-	day, err := time.Parse(dateLayout, date)
-	if err != nil {
+func newDateLink(ref DigestRef) dateLink {
+	if _, err := time.Parse(dateLayout, ref.Date); err != nil {
 		return dateLink{} // no page to link
 	}
-	return dateLink{Date: date, Label: day.Format(dayLayout)}
+	return dateLink{Date: ref.Date, Label: ref.label()}
 }
 
 type groupView struct {
@@ -298,6 +299,7 @@ func newDigestView(d Digest) (*digestView, error) {
 	}
 	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, loc)
 	v.Failing = len(d.Problems) > 0
+	v.Weekly = d.Weekly
 	if d.LeftOut > 0 {
 		v.LeftOut = fmt.Sprintf("%d left out by your rules", d.LeftOut)
 	}

@@ -119,7 +119,7 @@ func configText(base string) string {
 	return strings.NewReplacer("BASE", base).Replace(`# Written by feeddigest demo: the sample feeds are served on BASE.
 state = "state.db"
 site_dir = "site"
-intro = "Good morning. Here is what the feeds you follow published since yesterday."
+intro = "Good morning. Here is what the feeds you follow published since your last digest."
 
 [fetch]
 allow_private_networks = true   # the demo's feeds are on 127.0.0.1
