@@ -94,14 +94,14 @@ func TestFeedTextHasDirectionAndLanguage(t *testing.T) {
 }
 
 // A short entry's text is shown once: its content stands where the
-// excerpt would, with its links, and no "Read here" repeats it. A long
+// excerpt would, with its links, and no "Read it all here" repeats it. A long
 // one has its excerpt and its content folded away.
 func TestShortEntryShownOnce(t *testing.T) {
 	d := rtlDigest(t)
 	doc, page := digestDoc(t, d)
 	short := doc.Find(`article:has(a[href="https://he.example/1"])`)
 	if short.Find("details").Length() != 0 {
-		t.Error("a short entry has a Read here repeating it")
+		t.Error("a short entry has a Read it all here repeating it")
 	}
 	if n := strings.Count(string(page), "רשומה קצרה."); n != 1 {
 		t.Errorf("the short entry's text is on the page %d times", n)
@@ -118,7 +118,7 @@ func TestShortEntryShownOnce(t *testing.T) {
 	if hello.Find(`a[href="https://blog.example.org/about"]`).Length() != 1 || hello.Find("img").Length() != 1 {
 		t.Error("a short entry shown whole lost its links or image")
 	}
-	// An entry with no text (an image alone) keeps its Read here.
+	// An entry with no text (an image alone) keeps its folded content.
 	d.Groups[0].Entries[0].Content = `<p><img src="https://blog.example.org/cat.png" alt="A cat"></p>`
 	doc, _ = digestDoc(t, d)
 	if doc.Find(`article:has(a[href="https://blog.example.org/posts/hello"]) details`).Length() != 1 {

@@ -21,7 +21,9 @@ import (
 // 3: blocks parted in texts (blockSeparator), an untitled entry's
 // excerpt going on from its title (afterTitle), a link where a frame
 // was (linkFrames), the text's length in words (countWords).
-const FragmentRules = 3
+// 4: an untitled entry whose title and excerpt show all of its text is
+// Whole (nothing to open: see entryView.Complete).
+const FragmentRules = 4
 
 // fragmentTop is the heading level a stored fragment's content starts at:
 // below an entry's h3 (entryContentHeading for a feed outside folders).
@@ -50,10 +52,19 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	if plainText(e.Title) == "" && text != "" {
 		// The title is the text's first words: the excerpt goes on
 		// from them, and the content, which starts with them too, is
-		// folded away rather than shown in the excerpt's place.
-		f.Excerpt, f.Whole = afterTitle(text, f.Title), false
+		// folded away rather than shown in the excerpt's place; when
+		// the two show all of the text, Whole, there is nothing to open.
+		f.Excerpt = afterTitle(text, f.Title)
+		f.Whole = treeTextIs(tree, text) && showsRest(text, f.Title, f.Excerpt)
 	}
 	return f
+}
+
+// showsRest says the excerpt afterTitle made, with the title, shows all
+// of text: the rest after the title was not cut.
+func showsRest(text, title, excerpt string) bool {
+	rest := text[restStart(text, title):]
+	return strings.TrimPrefix(excerpt, ellipsis) == rest
 }
 
 // afterTitle is the excerpt of an untitled entry whose text is text and

@@ -150,9 +150,9 @@ code</pre><p>after <b>bold <i>both</b> italic</i></p>`,
 		e := domain.Entry{Title: "T", Link: "https://a.example/post", Content: raw}
 		got := MakeFragments("https://a.example/feed", e)
 		e.Title = ""
-		if untitled := MakeFragments("https://a.example/feed", e); untitled.Whole ||
-			(untitled.Excerpt != "" && !strings.HasPrefix(untitled.Excerpt, ellipsis)) {
-			t.Errorf("untitled: excerpt %q whole %v, want the words after the title %q, folded content", untitled.Excerpt, untitled.Whole, untitled.Title)
+		// (When an untitled entry is Whole, TestUntitledExcerptGoesOnFromTitle.)
+		if untitled := MakeFragments("https://a.example/feed", e); untitled.Excerpt != "" && !strings.HasPrefix(untitled.Excerpt, ellipsis) {
+			t.Errorf("untitled: excerpt %q, want the words after the title %q", untitled.Excerpt, untitled.Title)
 		}
 		if want := sanitize(raw, "https://a.example/post", fragmentTop); got.HTML != want {
 			t.Fatalf("HTML %q, want %q", got.HTML, want)
@@ -184,7 +184,9 @@ func BenchmarkMakeFragments(b *testing.B) {
 
 // An untitled entry's display title is its first words; its excerpt goes
 // on from them, never repeating them, and its content is folded away
-// rather than shown in the excerpt's place.
+// rather than shown in the excerpt's place. When the two show all of the
+// text (Whole), nothing is left to open: the page shows no "Read it all
+// here" that would repeat the whole note.
 func TestUntitledExcerptGoesOnFromTitle(t *testing.T) {
 	cases := []struct {
 		name, title, content string
@@ -192,10 +194,10 @@ func TestUntitledExcerptGoesOnFromTitle(t *testing.T) {
 		whole                bool
 	}{
 		{"a note longer than a title", "", "<p>Just a quick note about the weather today, which was grey and wet and long.</p>",
-			"Just a quick note about the weather today, which was…", "…grey and wet and long.", false},
-		{"a note the title holds", "", "<p>Good morning, everyone.</p>", "Good morning, everyone.", "", false},
+			"Just a quick note about the weather today, which was…", "…grey and wet and long.", true},
+		{"a note the title holds", "", "<p>Good morning, everyone.</p>", "Good morning, everyone.", "", true},
 		{"the next word after a block", "", "<h2>One two three four five six seven eight nine ten</h2><p>Eleven twelve.</p>",
-			"One two three four five six seven eight nine ten…", "…Eleven twelve.", false},
+			"One two three four five six seven eight nine ten…", "…Eleven twelve.", true},
 		{"a long post", "", "<p>" + strings.Repeat("word ", 100) + "</p>",
 			"word word word word word word word word word word…", "…" + strings.TrimSpace(strings.Repeat("word ", excerptWords)) + "…", false},
 		{"a titled note keeps its excerpt", "Weather", "<p>Grey and wet.</p>", "Weather", "Grey and wet.", true},
@@ -205,6 +207,15 @@ func TestUntitledExcerptGoesOnFromTitle(t *testing.T) {
 			f := MakeFragments("https://example.org/feed", domain.Entry{Title: c.title, Content: c.content})
 			if f.Title != c.wantTitle || f.Excerpt != c.excerpt || f.Whole != c.whole {
 				t.Errorf("title %q excerpt %q whole %v, want %q %q %v", f.Title, f.Excerpt, f.Whole, c.wantTitle, c.excerpt, c.whole)
+			}
+			d := emptyDigest(t)
+			d.Groups = []FeedGroup{{FeedURL: "https://example.org/feed", Entries: []domain.Entry{{Title: c.title, Content: c.content, Link: "https://example.org/1"}}}}
+			page, err := DigestPage(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opens := strings.Contains(string(page), "<details>"); opens == c.whole && c.title == "" {
+				t.Errorf("untitled, whole %v: the page has a Read it all here: %v", c.whole, opens)
 			}
 		})
 	}

@@ -97,8 +97,13 @@ func TestDigestPageEntries(t *testing.T) {
 		t.Errorf("entry's meta line %q, want its author and time only", got)
 	}
 	details := first.Find("details")
-	if details.Length() != 1 || details.Is("[open]") || details.Find("summary").Text() != "Read here" {
-		t.Error("full content is not in a closed <details><summary>Read here</summary>")
+	if details.Length() != 1 || details.Is("[open]") || !strings.HasPrefix(details.Find("summary").Text(), "Read it all here") {
+		t.Error("full content is not in a closed <details><summary>Read it all here</summary>")
+	}
+	// The summary says what it opens: the entry, by its title, for a
+	// screen reader (visually hidden), not a bare "Read here".
+	if got, title := details.Find("summary .vh").Text(), first.Find("h3").Text(); got != ": "+title {
+		t.Errorf("the summary names %q, want the entry's title %q", got, title)
 	}
 	if details.Find(`a[href="https://blog.example.org/about"]`).Length() != 1 {
 		t.Error("relative link in content not resolved against the entry")

@@ -207,8 +207,11 @@ type entryView struct {
 	// left: its meta line, our words around the feed's, aligns with it.
 	Dir string
 	// Whole says the excerpt is the entry's whole text: the page shows the
-	// content in its place, and no "Read here" repeats it.
-	Whole     bool
+	// content in its place, and no "Read it all here" repeats it.
+	Whole bool
+	// Complete says an untitled entry's display title and excerpt show
+	// all of its text: nothing is left to open.
+	Complete  bool
 	Time      timeView
 	FirstSeen bool
 	// ReadingTime is "7 min read" for a long entry, "" for a short one.
@@ -534,7 +537,6 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		FeedName: name,
 		Author:   shortName(e.Author),
 		Excerpt:  f.Excerpt,
-		Whole:    f.Whole,
 		// Trusted: sanitised when the fragment was made.
 		Content: template.HTML(contentAt(f.HTML, entryContentHeading(nested))),
 		Lang:    g.Lang,
@@ -542,6 +544,13 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		// English like the rest of the page: no lang of the feed's.
 		Enclosures: newEnclosureViews(e.Enclosures),
 		AlsoIn:     strings.Join(g.AlsoIn[e.ID], ", "),
+	}
+	// An untitled entry's Whole says its title and excerpt show it all
+	// (see MakeFragments); a titled one's, that the excerpt does.
+	if plainText(e.Title) == "" {
+		ev.Complete = f.Whole
+	} else {
+		ev.Whole = f.Whole
 	}
 	ev.Time, ev.FirstSeen = entryTime(e, loc)
 	ev.ReadingTime = readingTime(f.Words)
