@@ -158,6 +158,17 @@ type indexView struct {
 	Archive     []archiveItem
 }
 
+// RecentDigests is how many digests the archive at the top of a user's
+// index lists open; the older ones are folded away below them, so the
+// newest digest still follows within a screen.
+const RecentDigests = 7
+
+// Recent are the archive's newest digests, listed open.
+func (v indexView) Recent() []archiveItem { return v.Archive[:min(len(v.Archive), RecentDigests)] }
+
+// Older are the archive's other digests, folded away.
+func (v indexView) Older() []archiveItem { return v.Archive[min(len(v.Archive), RecentDigests):] }
+
 type archiveItem struct {
 	Date, Label string
 	Entries     int

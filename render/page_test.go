@@ -39,7 +39,7 @@ func TestDigestPageIsCalmAndAccessible(t *testing.T) {
 		"style":                                  1,
 		"script":                                 0,
 		"link[rel=stylesheet]":                   0,
-		`nav a[href="index.html"]`:               1,
+		`nav a[href="index.html#archive"]`:       1,
 		`nav a[href="../status.html"]`:           1,
 	}
 	for sel, want := range checks {
@@ -403,3 +403,32 @@ func TestAtomFeedKeeping(t *testing.T) {
 
 // testSite is an installation without site_url.
 var testSite = AtomSite{Installation: "3b0a6d55-8f0e-4c1e-9d2a-6f1c2b7e4a10"}
+
+// A user's index shows the archive near its top, before the newest
+// digest: the newest few open, the older ones folded away; a digest's
+// "Archive" link opens the index at that list.
+func TestIndexShowsTheArchiveFirst(t *testing.T) {
+	d := sampleDigest(t)
+	var refs []DigestRef
+	for day := 1; day <= 10; day++ {
+		refs = append(refs, DigestRef{Date: fmt.Sprintf("2020-11-%02d", day), Entries: day})
+	}
+	page, err := IndexPage("ada", &d, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	archive, newest := strings.Index(s, `<section id="archive">`), strings.Index(s, "The newest digest")
+	if archive < 0 || newest < 0 || archive > newest {
+		t.Fatalf("the archive (at %d) does not come before the newest digest (at %d)", archive, newest)
+	}
+	doc := parseHTML(t, s)
+	open := doc.Find("#archive > ul > li a")
+	folded := doc.Find("#archive details li a")
+	if open.Length() != RecentDigests || folded.Length() != 10-RecentDigests || open.First().AttrOr("href", "") != "2020-11-10.html" {
+		t.Errorf("archive: %d open (first %s), %d folded; want the newest %d open", open.Length(), open.First().AttrOr("href", ""), folded.Length(), RecentDigests)
+	}
+	if got := doc.Find("#archive summary").Text(); got != "3 older digests" {
+		t.Errorf("folded archive says %q", got)
+	}
+}
