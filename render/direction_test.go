@@ -94,14 +94,14 @@ func TestFeedTextHasDirectionAndLanguage(t *testing.T) {
 }
 
 // A short entry's text is shown once: its content stands where the
-// excerpt would, with its links, and no "Read it all here" repeats it. A long
+// excerpt would, with its links, and no "Read it all" repeats it. A long
 // one has its excerpt and its content folded away.
 func TestShortEntryShownOnce(t *testing.T) {
 	d := rtlDigest(t)
 	doc, page := digestDoc(t, d)
 	short := doc.Find(`article:has(a[href="https://he.example/1"])`)
 	if short.Find("details").Length() != 0 {
-		t.Error("a short entry has a Read it all here repeating it")
+		t.Error("a short entry has a Read it all repeating it")
 	}
 	if n := strings.Count(string(page), "רשומה קצרה."); n != 1 {
 		t.Errorf("the short entry's text is on the page %d times", n)

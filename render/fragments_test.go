@@ -215,7 +215,7 @@ func TestUntitledExcerptGoesOnFromTitle(t *testing.T) {
 				t.Fatal(err)
 			}
 			if opens := strings.Contains(string(page), "<details>"); opens == c.whole && c.title == "" {
-				t.Errorf("untitled, whole %v: the page has a Read it all here: %v", c.whole, opens)
+				t.Errorf("untitled, whole %v: the page has a Read it all: %v", c.whole, opens)
 			}
 		})
 	}

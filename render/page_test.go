@@ -97,8 +97,8 @@ func TestDigestPageEntries(t *testing.T) {
 		t.Errorf("entry's meta line %q, want its author and time only", got)
 	}
 	details := first.Find("details")
-	if details.Length() != 1 || details.Is("[open]") || !strings.HasPrefix(details.Find("summary").Text(), "Read it all here") {
-		t.Error("full content is not in a closed <details><summary>Read it all here</summary>")
+	if details.Length() != 1 || details.Is("[open]") || !strings.HasPrefix(details.Find("summary").Text(), "Read it all") {
+		t.Error("full content is not in a closed <details><summary>Read it all</summary>")
 	}
 	// The summary says what it opens: the entry, by its title, for a
 	// screen reader (visually hidden), not a bare "Read here".

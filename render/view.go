@@ -19,6 +19,7 @@ const (
 	dayLayout        = "Monday 2 January 2006"
 	subjectDayLayout = "Monday 2 January"
 	entryLayout      = "2 Jan 2006, 15:04"
+	briefLayout      = "2 Jan 15:04"
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
 	dateLayout       = "2006-01-02"
@@ -207,7 +208,7 @@ type entryView struct {
 	// left: its meta line, our words around the feed's, aligns with it.
 	Dir string
 	// Whole says the excerpt is the entry's whole text: the page shows the
-	// content in its place, and no "Read it all here" repeats it.
+	// content in its place, and no "Read it all" repeats it.
 	Whole bool
 	// Complete says an untitled entry's display title and excerpt show
 	// all of its text: nothing is left to open.
@@ -490,6 +491,9 @@ type titleView struct {
 	Lang, Title, URL string
 	Time             timeView
 	FirstSeen        bool
+	// Brief is the time as a compact list on the page shows it, without
+	// the year: "20 Nov 17:16".
+	Brief string
 }
 
 // newTitleView shows e in a compact list: its display title alone, so
@@ -501,6 +505,12 @@ func newTitleView(e domain.Entry, g FeedGroup, loc *time.Location) titleView {
 	}
 	tv := titleView{Lang: g.Lang, Title: title, URL: EntryURL(g.FeedURL, e.Link)}
 	tv.Time, tv.FirstSeen = entryTime(e, loc)
+	if t := e.Published; !t.IsZero() || !e.FirstSeen.IsZero() {
+		if t.IsZero() {
+			t = e.FirstSeen
+		}
+		tv.Brief = t.In(loc).Format(briefLayout)
+	}
 	return tv
 }
 

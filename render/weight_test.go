@@ -97,7 +97,7 @@ const pageBudget = 40 * 1024
 // under 40 KB. The budget therefore holds for what feeddigest adds: the
 // page minus the authors' content bytes, and likewise the page without its
 // <details> copies (titles, metadata, excerpts, links, CSS). Each
-// summary names its entry for screen readers ("Read it all here: <the
+// summary names its entry for screen readers ("Read it all: <the
 // title>", the title visually hidden): that copy of the author's title
 // counts as the authors' content, the words around it as ours.
 func TestDigestPageWeight(t *testing.T) {
