@@ -42,7 +42,7 @@ type Feed struct {
 
 	// Learned server behaviour (see fetch: when HEAD pays).
 	Answers304         bool
-	RefusesHEAD        bool
+	RefusesHEAD        bool // no HEAD: refused or failed, no validators that tell, or found stale
 	IgnoresConditional bool
 	Distrust           Distrust  // validators found lying: never trusted again
 	LastGet            time.Time // a GET of the feed last had an answer (a body or a 304)

@@ -34,7 +34,7 @@ func (c *Client) pollDiscovered(ctx context.Context, req Request, now time.Time,
 	feedReq.URL = feedURL
 	sub := newResult(req)
 	sub.RefusesHEAD = res.RefusesHEAD
-	if body := c.download(ctx, feedReq, now, &sub); body != nil {
+	if body := c.download(ctx, feedReq, now, &sub, headSkipped); body != nil {
 		c.readDiscovered(ctx, feedReq, &sub, body)
 	}
 	sub.Requests += res.Requests

@@ -29,6 +29,54 @@ func RetryAfter(value string, now time.Time) (time.Time, bool) {
 	return at, true
 }
 
+// A Last-Modified later than the clock of the answer that carried it is a
+// wrong clock, not a validator: sent back as If-Modified-Since, a server
+// that compares dates (as Rails and Django do) would answer 304 until the
+// feed changes after that date, years away. There is no tolerance for
+// clock skew: HTTP forbids an origin a Last-Modified later than its own
+// Date, and the two costs are not alike. A date dropped wrongly costs one
+// unconditional request; one kept wrongly, a second ahead, hides a change
+// made within that second until the feed changes again.
+
+// wrongClock says whether lastModified, received in an answer with
+// header h, is later than that answer's Date, or, when it has none, than
+// now (the run's clock).
+func wrongClock(lastModified string, h http.Header, now time.Time) bool {
+	clock := now
+	if date, ok := httpDate(h.Get("Date")); ok {
+		clock = date
+	}
+	return laterThan(lastModified, clock)
+}
+
+// laterThan says whether lastModified is a date later than clock. A value
+// that is no date is not judged: sent back byte for byte, no server can
+// read a date into it either.
+func laterThan(lastModified string, clock time.Time) bool {
+	at, ok := httpDate(lastModified)
+	return ok && at.After(clock)
+}
+
+// httpDate reads an HTTP date: the three formats of RFC 9110, and the
+// looser ones servers write and frameworks read all the same (a one-digit
+// day, a numeric zone, RFC 3339).
+func httpDate(value string) (time.Time, bool) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return time.Time{}, false
+	}
+	if at, err := http.ParseTime(value); err == nil {
+		return at, true
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC1123Z, "Mon, 2 Jan 2006 15:04:05 MST",
+		"Mon, 2 Jan 2006 15:04:05 -0700", time.RFC3339} {
+		if at, err := time.Parse(layout, value); err == nil {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // CacheHint reads a response's freshness lifetime: Cache-Control max-age
 // minus Age, or else Expires minus Date (or minus now without a Date).
 // no-cache / no-store / must-revalidate give no hint; that is not a

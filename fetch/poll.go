@@ -28,7 +28,7 @@ type Request struct {
 
 	// Learned server behaviour (see headPays and trust.go).
 	Answers304         bool // has answered a conditional request with 304
-	RefusesHEAD        bool // HEAD cannot help: refused (405/501), or no validators that tell
+	RefusesHEAD        bool // no HEAD: refused or failed (any answer but 2xx/304), no validators that tell, or stale
 	IgnoresConditional bool // answered a conditional GET with the stored body, its validators unchanged
 	Distrust           domain.Distrust
 
@@ -149,18 +149,19 @@ type fetchedBody struct {
 // new body, it waits for its parse turn and returns with the body
 // waiting; Read parses it.
 func (c *Client) Fetch(ctx context.Context, req Request, now time.Time) *Fetched {
+	req = req.onClock(now)
 	f := &Fetched{req: req, now: now, head: headSkipped, res: newResult(req)}
 	if _, err := url.Parse(req.URL); err != nil {
 		f.res.fail(OutcomeBroken, 0, fmt.Errorf("bad feed URL: %w", err))
 		return f.finish()
 	}
-	if c.headPays(req, now) {
+	if c.headPays(req) {
 		f.head = c.head(ctx, req, now, &f.res)
 	}
 	if f.head == headDone {
 		return f.finish()
 	}
-	body := c.download(ctx, req, now, &f.res)
+	body := c.download(ctx, req, now, &f.res, f.head)
 	if body == nil {
 		return f.finish()
 	}
@@ -245,15 +246,18 @@ func (res *Result) brokenBody(hash string, err error) {
 // first saves a body only where the server has shown it ignores
 // conditional GETs and a trusted validator can still be compared, so never
 // on a first poll, to a server that sends no validators (or none left to
-// trust), or to one whose HEAD cannot help (refused, or answered without
-// validators that tell); and never when the last GET is ConfirmEvery old:
-// that poll is a GET, to confirm what the HEADs said. HeadAlways asks HEAD
-// first all the same (its "unchanged" still waits for the weekly GET).
-func (c *Client) headPays(req Request, now time.Time) bool {
-	if c.opts.HeadAlways {
-		return true
+// trust), or to one whose HEAD cannot help (refused, failed, answered
+// without validators that tell, or found stale). When the last GET is
+// ConfirmEvery old the HEAD is still sent, but the GET follows whatever it
+// says: that GET confirms (or corrects) what the HEADs said, and a HEAD
+// that says "unchanged" just before a GET that brings a changed body is
+// caught lying there and then (see judgeHead). HeadAlways asks HEAD first
+// all the same, but not of a server whose HEAD cannot help.
+func (c *Client) headPays(req Request) bool {
+	if req.RefusesHEAD {
+		return false
 	}
-	return req.Conditional() && req.IgnoresConditional && !req.RefusesHEAD && req.confirmed(now)
+	return c.opts.HeadAlways || req.Conditional() && req.IgnoresConditional
 }
 
 // headVerdict is what a HEAD said about the GET to follow.
@@ -262,13 +266,21 @@ type headVerdict int
 const (
 	headSkipped     headVerdict = iota // no HEAD sent
 	headDone                           // the HEAD's answer ends the poll
+	headSaysSame                       // "unchanged", but the GET follows to confirm it
 	headSaysChanged                    // other validators than the stored ones: GET
-	headNoHelp                         // refused, no validators, or another status: GET
+	headNoHelp                         // refused, failed, or no validators: GET
 )
 
 // head sends the conditional HEAD. Only a 304 or a trusted validator
-// equal to the stored one says "unchanged", and only while the last GET is
-// recent enough (see headPays); otherwise the GET follows.
+// equal to the stored one says "unchanged", and it ends the poll only
+// while the last GET is recent enough; otherwise the GET follows.
+//
+// A HEAD is a hint, never a verdict: any other answer than 2xx or 304 (a
+// CDN rule, a framework without HEAD) is not taken as the feed's status,
+// since the GET may well work. After a 404, 405, 410, 5xx or any other
+// the GET follows at once; a 429 is honoured as any 429 is (Retry-After,
+// back-off), the GET waiting for the poll it allows. Either way the server
+// gets no HEAD again.
 func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Result) headVerdict {
 	resp, trace, err := c.do(ctx, http.MethodHead, req)
 	if err != nil {
@@ -281,46 +293,55 @@ func (c *Client) head(ctx context.Context, req Request, now time.Time, res *Resu
 	case status == http.StatusNotModified:
 		res.Answers304 = true
 		if !req.confirmed(now) {
-			return headNoHelp
+			return headSaysSame
 		}
 		res.Status, res.Outcome = status, OutcomeUnchanged
-		res.keepValidators(resp)
+		res.keepValidators(resp, now)
 		res.readCacheHint(resp, now)
 		res.notePermanentRedirect(req, trace)
 		return headDone
-	case status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
-		res.RefusesHEAD = true
-		return headNoHelp
 	case status >= 200 && status < 300:
-		unchanged, tells := req.sameByTrusted(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
-		switch {
-		case tells && unchanged && req.confirmed(now):
-			// A trusted validator sent, conditional request ignored:
-			// nothing changed.
-			res.Status, res.Outcome = status, OutcomeUnchanged
-			if req.Conditional() {
-				res.IgnoresConditional = true
-			}
-			res.readCacheHint(resp, now)
-			res.notePermanentRedirect(req, trace)
-			return headDone
-		case tells && !unchanged:
-			return headSaysChanged
-		case resp.Header.Get("ETag") == "" && resp.Header.Get("Last-Modified") == "":
-			res.RefusesHEAD = true // nothing to compare, ever
-		}
-		return headNoHelp
-	case status == http.StatusGone || status == http.StatusTooManyRequests || status >= 500:
-		// Answers a GET would get too: do not ask twice.
+		return res.headValidators(req, resp, trace, now)
+	case status == http.StatusTooManyRequests:
+		res.RefusesHEAD = true
 		res.httpFailure(resp, now)
 		return headDone
+	}
+	res.RefusesHEAD = true
+	return headNoHelp
+}
+
+// headValidators reads the validators of a 2xx answer to the HEAD: a
+// trusted one equal to the stored one says "unchanged", another one
+// "changed"; none at all means the HEAD can never help.
+func (res *Result) headValidators(req Request, resp *http.Response, trace *redirectTrace, now time.Time) headVerdict {
+	etag, lm := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	unchanged, tells := req.sameByTrusted(etag, lm)
+	switch {
+	case tells && unchanged && !req.confirmed(now):
+		return headSaysSame
+	case tells && unchanged:
+		// A trusted validator sent, conditional request ignored:
+		// nothing changed.
+		res.Status, res.Outcome = resp.StatusCode, OutcomeUnchanged
+		if req.Conditional() {
+			res.IgnoresConditional = true
+		}
+		res.readCacheHint(resp, now)
+		res.notePermanentRedirect(req, trace)
+		return headDone
+	case tells:
+		return headSaysChanged
+	case etag == "" && lm == "":
+		res.RefusesHEAD = true // nothing to compare, ever
 	}
 	return headNoHelp
 }
 
 // download sends the conditional GET and settles in res every answer
-// with no new body to read; a new body is returned, to be parsed.
-func (c *Client) download(ctx context.Context, req Request, now time.Time, res *Result) *fetchedBody {
+// with no new body to read; a new body is returned, to be parsed. head
+// is what a HEAD before it in the same poll said.
+func (c *Client) download(ctx context.Context, req Request, now time.Time, res *Result, head headVerdict) *fetchedBody {
 	resp, trace, err := c.do(ctx, http.MethodGet, req)
 	if err != nil {
 		res.failNet(err)
@@ -351,6 +372,9 @@ func (c *Client) download(ctx context.Context, req Request, now time.Time, res *
 	hash := hex.EncodeToString(sum[:])
 	if !res.Partial {
 		res.judge(req, resp.Header, hash)
+		if head == headSaysSame {
+			res.judgeHead(req, resp.Header, hash)
+		}
 	}
 	if hash == req.BodyHash && !res.Partial {
 		res.Outcome = OutcomeUnchanged
@@ -383,7 +407,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 		if req.Conditional() {
 			res.Answers304, res.IgnoresConditional = true, false
 		}
-		res.keepValidators(resp)
+		res.keepValidators(resp, now)
 		res.readCacheHint(resp, now)
 		return nil, false
 	case resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusIMUsed:
@@ -399,7 +423,7 @@ func (c *Client) readAnswer(resp *http.Response, req Request, now time.Time, res
 	}
 	res.LastGet = now
 	res.readCacheHint(resp, now)
-	res.keepValidators(resp)
+	res.keepValidators(resp, now)
 	res.Partial = resp.StatusCode == http.StatusIMUsed
 	return body, true
 }
@@ -462,14 +486,18 @@ const AcceptFeeds = "application/atom+xml, application/rss+xml, application/feed
 	"application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, text/html;q=0.5, */*;q=0.1"
 
 // keepValidators keeps the answer's validators, exactly as received; one
-// over MaxValidator is not kept (nor the stored one of its kind, which the
-// answer says is stale).
-func (res *Result) keepValidators(resp *http.Response) {
+// over MaxValidator is not kept, nor a Last-Modified later than the
+// answer's own clock (see wrongClock), nor then the stored one of its
+// kind, which the answer says is stale.
+func (res *Result) keepValidators(resp *http.Response, now time.Time) {
 	if v, ok := resp.Header["Etag"]; ok && len(v) > 0 && v[0] != "" {
 		res.ETag = keptValidator(v[0])
 	}
 	if v, ok := resp.Header["Last-Modified"]; ok && len(v) > 0 && v[0] != "" {
 		res.LastModified = keptValidator(v[0])
+		if wrongClock(v[0], resp.Header, now) {
+			res.LastModified = ""
+		}
 	}
 }
 

@@ -94,6 +94,36 @@ func (res *Result) judge(req Request, h http.Header, hash string) {
 	}
 }
 
+// judgeHead learns from a GET that followed a HEAD's "unchanged" in the
+// same poll (the confirming GET, see headPays): a body other than the
+// stored one shows that the HEAD was wrong. Where the GET brings the very
+// trusted validator the HEAD compared, that validator lied, not the HEAD
+// (judge distrusts it, and the HEAD may go on comparing another one);
+// otherwise the HEAD answered from something stale, such as a cache in
+// front of the origin that keeps the validators of an old body, and is
+// never asked again: each "unchanged" it said would hide the feed's
+// changes until the next confirming GET.
+func (res *Result) judgeHead(req Request, h http.Header, hash string) {
+	if req.BodyHash == "" || hash == req.BodyHash {
+		return
+	}
+	if same, tells := req.sameByTrusted(h.Get("ETag"), h.Get("Last-Modified")); tells && same {
+		return
+	}
+	res.RefusesHEAD = true
+}
+
+// onClock is the request as it may be sent at now: a stored Last-Modified
+// later than now (kept before such dates were refused, or a clock that
+// jumped) is a wrong clock, not a validator, and is forgotten (see
+// keepValidators).
+func (r Request) onClock(now time.Time) Request {
+	if laterThan(r.LastModified, now) {
+		r.LastModified = ""
+	}
+	return r
+}
+
 // refusesConditional says whether status answers a conditional request
 // with a refusal of the request's headers: 400 Bad Request, 413 Content
 // Too Large, 431 Request Header Fields Too Large.
@@ -110,7 +140,7 @@ func (c *Client) unconditional(ctx context.Context, req Request, now time.Time, 
 	res.ETag, res.LastModified, res.ValidatorsDropped = "", "", true
 	plain := req
 	plain.ETag, plain.LastModified = "", ""
-	body := c.download(ctx, plain, now, res)
+	body := c.download(ctx, plain, now, res, headSkipped)
 	if res.Status >= 200 && res.Status < 300 && (body != nil || res.Outcome == OutcomeUnchanged) {
 		res.Distrust.Conditional = true
 	}

@@ -28,6 +28,34 @@ func answer(body []byte, etag, lm string) http.HandlerFunc {
 	}
 }
 
+// staleHead is a server ignoring conditional requests whose HEAD answers
+// validators headETag and headLM, and whose GET answers body with
+// validators etag and lm: a cache in front of the origin that keeps the
+// validators of an old body.
+func staleHead(body []byte, headETag, headLM, etag, lm string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			answer(nil, headETag, headLM)(w, r)
+			return
+		}
+		answer(body, etag, lm)(w, r)
+	}
+}
+
+func dropsHEAD(t *testing.T, r Result) {
+	t.Helper()
+	if !r.RefusesHEAD {
+		t.Error("the HEAD is still to be asked")
+	}
+}
+
+func keepsHEAD(t *testing.T, r Result) {
+	t.Helper()
+	if r.RefusesHEAD {
+		t.Error("the HEAD is no longer asked")
+	}
+}
+
 // sent is what a request carried of the conditional headers.
 func sent(r *http.Request) string {
 	var parts []string
@@ -142,17 +170,50 @@ func TestValidatorTrust(t *testing.T) {
 		{"no HEAD with no validator left to trust", answer(changed, e1, lm1),
 			with(ignoring, func(r *Request) { r.Distrust = domain.Distrust{ETag: true, LastModified: true} }),
 			"GET()", OutcomeFresh, domain.Distrust{ETag: true, LastModified: true}, true, nil},
-		{"the weekly GET: last GET 7 days ago, no HEAD", answer(changed, e1, lm1),
+		{"the weekly GET: last GET 7 days ago, the GET follows the HEAD's unchanged; the validators lied, not the HEAD", answer(changed, e1, lm1),
 			with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-ConfirmEvery) }),
-			"GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh, domain.Distrust{ETag: true, LastModified: true}, true,
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh,
+			domain.Distrust{ETag: true, LastModified: true}, true,
 			func(t *testing.T, r Result) {
 				if !r.LastGet.Equal(testNow) {
 					t.Errorf("last GET %v, want now", r.LastGet)
 				}
+				if r.RefusesHEAD {
+					t.Error("the HEAD blamed for validators that the GET brought too")
+				}
 			}},
-		{"the weekly GET: never a GET recorded, no HEAD", answer(old, e1, lm1),
+		{"the weekly GET: never a GET recorded, the GET follows", answer(old, e1, lm1),
 			with(ignoring, func(r *Request) { r.LastGet = time.Time{} }),
-			"GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeUnchanged, domain.Distrust{}, true, nil},
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeUnchanged,
+			domain.Distrust{}, true, keepsHEAD},
+
+		// A HEAD that said "unchanged" while the GET after it brings a
+		// changed body: a cache in front of the origin.
+		{"the weekly GET: the HEAD said unchanged, the GET a new body under new validators: the HEAD is stale",
+			staleHead(changed, e1, lm1, e2, lm2), with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-ConfirmEvery) }),
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh,
+			domain.Distrust{}, true, dropsHEAD},
+		{"the weekly GET: a HEAD's 304, the GET a new body under new validators: the HEAD is stale",
+			func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodHead {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				answer(changed, e2, lm2)(w, r)
+			}, with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-ConfirmEvery) }),
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh,
+			domain.Distrust{}, true, dropsHEAD},
+		{"the weekly GET: the HEAD said unchanged, the GET the stored body: the HEAD keeps its trust",
+			staleHead(old, e1, lm1, e2, lm2), with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-ConfirmEvery) }),
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeUnchanged,
+			domain.Distrust{}, true, keepsHEAD},
+		{"the weekly GET: the HEAD said unchanged by the ETag, the GET a new body under the same ETag: the ETag lied",
+			staleHead(changed, e1, lm1, e1, lm2), with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-ConfirmEvery) }),
+			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM),GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh,
+			domain.Distrust{ETag: true}, true, keepsHEAD},
+		{"a stale HEAD is not asked again", staleHead(changed, e1, lm1, e2, lm2),
+			with(ignoring, func(r *Request) { r.RefusesHEAD = true }),
+			"GET(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeFresh, domain.Distrust{}, true, nil},
 		{"6 days after a GET: HEAD alone", answer(old, e1, lm1),
 			with(ignoring, func(r *Request) { r.LastGet = testNow.Add(-6 * 24 * time.Hour) }),
 			"HEAD(INM=" + e1 + " IMS=" + lm1 + " A-IM)", OutcomeUnchanged, domain.Distrust{}, true, func(t *testing.T, r Result) {

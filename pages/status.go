@@ -255,9 +255,10 @@ func needsReader(s domain.FeedState) int {
 // is: whether it answers conditional requests (304), ignores them or
 // refuses them; which validator is trusted (the ETag before
 // Last-Modified, as HTTP does), and which one stayed the same while the
-// feed changed; whether a HEAD comes first. "" until a GET of the feed
-// had an answer: a server that never answered has said nothing about
-// its validators.
+// feed changed; whether a HEAD comes first, or is no longer asked
+// (refused, failed, answered without validators, or found stale). ""
+// until a GET of the feed had an answer: a server that never answered has
+// said nothing about its validators.
 func serverNote(f domain.Feed) string {
 	if f.LastPoll.IsZero() || f.LastGet.IsZero() {
 		return ""
@@ -301,7 +302,7 @@ func serverNote(f domain.Feed) string {
 	}
 	switch {
 	case f.RefusesHEAD:
-		parts = append(parts, "HEAD refused or no help")
+		parts = append(parts, "HEAD refused or not trusted")
 	case f.IgnoresConditional && trusted != "":
 		parts = append(parts, "HEAD first, a GET at least weekly")
 	}
