@@ -160,26 +160,45 @@ func leftOutBy(subjects []ruleSubject, out func(rules.Subject) bool) []domain.En
 	return left
 }
 
-// writeRuleLine prints what a rule leaves out: how many, and the titles
-// of the newest few.
+// writeRuleLine prints what a rule leaves out: how many, and the newest
+// few different titles, each once (with how many times, when several
+// entries share it: one story in several feeds, a recurring post).
 func writeRuleLine(w io.Writer, rule string, left []domain.Entry) {
 	fmt.Fprintf(w, "    %s: would leave out %d", rule, len(left))
+	var order []string
+	times := map[string]int{}
+	for _, e := range left {
+		title := ruleTitle(e)
+		if times[title] == 0 {
+			order = append(order, title)
+		}
+		times[title]++
+	}
 	var titles []string
-	for _, e := range left[:min(len(left), ruleTitles)] {
-		title := render.OneLine(e.Title)
-		if title == "" {
-			title = "(untitled) " + render.OneLine(e.Link)
+	for _, title := range order[:min(len(order), ruleTitles)] {
+		shown := fmt.Sprintf("%q", title)
+		if n := times[title]; n > 1 {
+			shown += fmt.Sprintf(" (%d times)", n)
 		}
-		if len(title) > 70 {
-			title = strings.ToValidUTF8(title[:67], "") + "..."
-		}
-		titles = append(titles, fmt.Sprintf("%q", title))
+		titles = append(titles, shown)
 	}
 	if len(titles) > 0 {
 		fmt.Fprintf(w, ": %s", strings.Join(titles, ", "))
-		if len(left) > len(titles) {
+		if len(order) > len(titles) {
 			fmt.Fprint(w, ", ...")
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// ruleTitle is an entry's title on one line of check's output.
+func ruleTitle(e domain.Entry) string {
+	title := render.OneLine(e.Title)
+	if title == "" {
+		title = "(untitled) " + render.OneLine(e.Link)
+	}
+	if len(title) > 70 {
+		title = strings.ToValidUTF8(title[:67], "") + "..."
+	}
+	return title
 }
