@@ -1,11 +1,16 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/internal/feedtest"
+	"feeddigest/internal/pgtest"
+	"feeddigest/store"
+	"feeddigest/store/storetest"
 )
 
 // A personal blog whose feed keeps its last ten posts for months (a post
@@ -69,4 +74,63 @@ feeds = [%q]
 			}
 		}
 	})
+}
+
+// A state copied into PostgreSQL (migrate) keeps when each entry left its
+// feed: the copy prunes what the original would, no sooner and no later.
+func TestMigrateCopiesWhenEntriesLeftTheirFeed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.NewDatabase(t)
+	const url = "https://blog.example/feed"
+	cfg := testConfig(t, onSQLite, fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"UTC\"\nfeeds = [%q]\n", url), "")
+	day := func(n int) time.Time { return at("2026-06-01T08:00:00Z").AddDate(0, 0, n) }
+	st, err := store.Open(ctx, cfg.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := storetest.Subscribe(t, st, map[string][]string{"ada": {url}}, day(0))[url]
+	saveKeys(t, st, f, day(0), "id:1", "id:2")
+	saveKeys(t, st, f, day(10), "id:2") // id:1 leaves
+	st.Close()
+	if _, err := Migrate(ctx, cfg, db); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer moved.Close()
+	for _, c := range []struct {
+		at   time.Time
+		want int64
+	}{{day(69), 0}, {day(71), 1}, {day(200), 0}} {
+		if n, err := moved.Prune(ctx, c.at.Add(-cfg.Retention)); n != c.want || err != nil {
+			t.Errorf("the copy pruned at %s: %d entries (%v), want %d", c.at.Format(time.DateOnly), n, err, c.want)
+		}
+	}
+}
+
+// saveKeys saves a poll of f at now whose body lists entries with keys.
+func saveKeys(t *testing.T, st store.Store, f domain.Feed, now time.Time, keys ...string) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := st.BeginPoll(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var entries []domain.Entry
+	for _, k := range keys {
+		entries = append(entries, domain.Entry{Key: k, Title: "T " + k, Link: "https://blog.example/" + k})
+	}
+	if _, err := tx.SaveEntries(ctx, entries, now, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.UpdateFeed(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 }
