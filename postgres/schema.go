@@ -255,6 +255,12 @@ var migrations = []string{
 	// needs no migration; rows made before have fragments of older
 	// rules, made again at the next pass.
 	`ALTER TABLE entry_texts ADD COLUMN shown_words integer NOT NULL DEFAULT 0;`,
+	// 16 (SQLite's 21): when the feed's body stopped listing an entry
+	// (null while its latest body lists it), from which its retention
+	// runs (see store.Store.Prune). Entries stored before are taken as
+	// listed, as SQLite's are (see there why).
+	`ALTER TABLE entries ADD COLUMN left_at timestamptz;
+	CREATE INDEX entries_listed ON entries (feed_id) WHERE left_at IS NULL;`,
 }
 
 // schemaVersion is the version a migrated database has.
