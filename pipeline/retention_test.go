@@ -24,6 +24,7 @@ import (
 // out (older than its newest five) is shown later.
 func TestBlogKeepingItsPostsForMonths(t *testing.T) {
 	forEachState(t, func(t *testing.T, state backend) {
+		longOnPostgres(t, state)
 		const days, every, window = 150, 21, 10
 		pub := feedtest.Start(t)
 		pub.SetWindow(window)
