@@ -2,11 +2,13 @@
 // for tests, as net/http/httptest does for HTTP: it keeps what it
 // receives, can be stopped and started again on the same port, can answer
 // DATA with a temporary or a permanent failure, can offer STARTTLS with a
-// self-signed certificate, and can offer AUTH: PLAIN or CRAM-MD5, whose
-// logins it counts and can refuse (535).
+// self-signed certificate, can offer AUTH: PLAIN or CRAM-MD5, whose
+// logins it counts and can refuse (535), and can stall at any stage of
+// the conversation (Stall).
 package smtptest
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -43,6 +45,8 @@ type Server struct {
 	refusing bool // DATA answered 554
 	logins   int  // AUTH attempts
 	badLogin bool // AUTH answered 535
+	stall    *stall
+	narrow   bool // connections get a small window (NarrowWindow)
 }
 
 // Option changes a Server.
@@ -52,6 +56,14 @@ type Option func(*Server)
 // on its unencrypted connection.
 func OfferAuth(mechanisms ...string) Option {
 	return func(s *Server) { s.authMech = mechanisms }
+}
+
+// NarrowWindow gives the server's connections a small TCP window, so
+// that a client writing a message to a server that stopped reading
+// (StallInData) is held after a few kilobytes, before the end of its
+// data, instead of handing the whole message to its kernel at once.
+func NarrowWindow() Option {
+	return func(s *Server) { s.narrow = true }
 }
 
 // Start serves on a free loopback port until the test ends.
@@ -68,10 +80,15 @@ func Start(t testing.TB, opts ...Option) *Server {
 // Restart serves again, on the same port as before.
 func (s *Server) Restart() {
 	s.t.Helper()
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
+	lc := net.ListenConfig{}
+	if s.narrow {
+		lc.Control = narrowWindow
+	}
+	inner, err := lc.Listen(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	l := stallListener{Listener: inner, s: s}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = s.cert == nil
@@ -209,6 +226,9 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
+	if s.stallData(r) {
+		return errStalled
+	}
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
