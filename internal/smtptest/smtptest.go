@@ -245,6 +245,10 @@ type authSession struct{ session }
 func (s *authSession) AuthMechanisms() []string { return s.server.authMech }
 
 func (s *authSession) Auth(mech string) (sasl.Server, error) {
+	if st := s.server.currentStall(); st != nil && st.stage == StallLogin {
+		hold(st, s.conn.Conn())
+		return nil, errStalled
+	}
 	if mech == CRAMMD5 {
 		return &cramMD5{server: s.server}, nil
 	}

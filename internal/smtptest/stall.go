@@ -31,11 +31,11 @@ var Stages = []Stage{StallConnect, StallGreeting, StallSTARTTLS, StallLogin, Sta
 
 // verbs are the commands whose arrival is each command stage: the
 // server's side of the connection reads the command and never lets
-// go-smtp see it.
+// go-smtp see it. (AUTH comes after STARTTLS, encrypted: the session
+// stalls it, see authSession.Auth.)
 var verbs = map[Stage][]string{
 	StallGreeting: {"EHLO", "HELO"},
 	StallSTARTTLS: {"STARTTLS"},
-	StallLogin:    {"AUTH"},
 	StallMail:     {"MAIL FROM"},
 	StallRcpt:     {"RCPT TO"},
 	StallData:     {"DATA"},
@@ -118,7 +118,7 @@ func (l stallListener) Accept() (net.Conn, error) {
 		case verbs[st.stage] != nil:
 			return &stallConn{Conn: conn, stall: st}, nil
 		default:
-			return conn, nil // a data stage: the session stalls (see session.Data)
+			return conn, nil // AUTH or a data stage: the session stalls
 		}
 	}
 }
