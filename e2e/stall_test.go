@@ -147,4 +147,3 @@ func statusOf(t *testing.T, bin, dir string, env []string, cfg, now string) stri
 	}
 	return stdout
 }
-
