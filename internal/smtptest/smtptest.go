@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -47,6 +48,13 @@ type Server struct {
 	badLogin bool // AUTH answered 535
 	stall    *stall
 	narrow   bool // connections get a small window (NarrowWindow)
+	waiters  []acceptWaiter
+}
+
+// acceptWaiter is closed once n messages were accepted (Accepted).
+type acceptWaiter struct {
+	n    int
+	done chan struct{}
 }
 
 // Option changes a Server.
@@ -196,7 +204,29 @@ func (s *Server) receive(m Message) error {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused"}
 	}
 	s.accepted = append(s.accepted, m)
+	s.waiters = slices.DeleteFunc(s.waiters, func(w acceptWaiter) bool {
+		if len(s.accepted) < w.n {
+			return false
+		}
+		close(w.done)
+		return true
+	})
 	return nil
+}
+
+// Accepted is closed once the server has accepted n messages in all,
+// the moment it took the n-th (before its answer is written): a test
+// kills a client there.
+func (s *Server) Accepted(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := acceptWaiter{n: n, done: make(chan struct{})}
+	if len(s.accepted) >= n {
+		close(w.done)
+		return w.done
+	}
+	s.waiters = append(s.waiters, w)
+	return w.done
 }
 
 type backend struct{ s *Server }
