@@ -53,6 +53,7 @@ func largeDigestEmail(t *testing.T) *mail.Message {
 func TestStalledRelayIsInDoubtOnlyAfterTheEndOfTheData(t *testing.T) {
 	for _, stage := range smtptest.Stages {
 		t.Run(string(stage), func(t *testing.T) {
+			t.Parallel() // each waits for its timeout
 			opts := []smtptest.Option{smtptest.NarrowWindow()}
 			user := ""
 			senderOpts := []mail.SenderOption{mail.WithTimeout(time.Second)}
