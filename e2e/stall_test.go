@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +125,27 @@ func stalledRelayRun(t *testing.T, stage smtptest.Stage) {
 		}
 		if !strings.Contains(status, "May not have arrived") || !strings.Contains(status, "2026-11-22") {
 			t.Errorf("status does not say the digest may not have arrived:\n%s", status)
+		}
+		// The next digest says so too, with the page of the one in doubt.
+		post(site, "/feed0", "third-day")
+		run(day2.Add(24 * time.Hour))
+		const says = "may not have arrived: its run was cut off before the mail server answered"
+		for _, m := range relay.Messages() {
+			if strings.Contains(string(m.Data), "<digest-2026-11-23-ada@example.org>") {
+				_, parts := smtptest.ReadAlternative(t, m.Data)
+				for kind, part := range parts {
+					if !strings.Contains(strings.Join(strings.Fields(part), " "), says) {
+						t.Errorf("the next digest's %s part does not say the email before may not have arrived:\n%s", kind, part)
+					}
+				}
+			}
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "site", "ada", "2026-11-23.html"))
+		if err != nil || !strings.Contains(string(page), says) || !strings.Contains(string(page), `href="2026-11-22.html"`) {
+			t.Errorf("the next digest's page does not say the email before may not have arrived (%v):\n%s", err, page)
+		}
+		if mailedTimes(t, relay)["<digest-2026-11-23-ada@example.org>"] != 1 {
+			t.Errorf("the next digest was not mailed once")
 		}
 		return
 	}
