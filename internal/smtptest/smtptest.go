@@ -112,8 +112,10 @@ func (s *Server) Restart() {
 	go srv.Serve(l)
 }
 
-// Stop closes the listener: connections are refused until Restart.
+// Stop closes the listener: connections are refused until Restart. A
+// stall ends with it (Heal), so that no stalled connection outlives it.
 func (s *Server) Stop() {
+	s.Heal()
 	s.mu.Lock()
 	srv, l := s.server, s.listener
 	s.server, s.listener = nil, nil
