@@ -73,6 +73,9 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
 	v.Footer = newFooter(d, from)
+	if d.MailInDoubt != "" {
+		v.MailInDoubtURL = siteFile(siteURL, d.User, d.MailInDoubt+".html")
+	}
 	return &EmailDraft{d: d, from: from, v: v}, nil
 }
 

@@ -55,19 +55,22 @@ type digestView struct {
 	Weekly bool
 	// Failing says a feed could not be read, named in this digest or
 	// not (see domain.Problem.Quiet): the day is never called quiet.
-	Failing    bool
-	LeftOut    string // "4 left out by your rules"; "" when rules left none out
-	Groups     []groupView
-	Links      []HostCount
-	Count      int    // entries in the digest, listed or not
-	Total      string // "12 new entries from 5 feeds"
-	Built      timeView
-	Zone       string
-	Prev, Next dateLink
+	Failing     bool
+	LeftOut     string   // "4 left out by your rules"; "" when rules left none out
+	MailInDoubt dateLink // the previous digest, when its email may not have arrived
+	Groups      []groupView
+	Links       []HostCount
+	Count       int    // entries in the digest, listed or not
+	Total       string // "12 new entries from 5 feeds"
+	Built       timeView
+	Zone        string
+	Prev, Next  dateLink
 	// Email only. Preheader is the hidden line mail clients show after
 	// the subject: the first headlines.
 	Subject, WebURL, Preheader string
 	Footer                     emailFooter
+	// MailInDoubtURL is the page of MailInDoubt at site_url, "" without.
+	MailInDoubtURL string
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
@@ -274,12 +277,13 @@ func newDigestView(d Digest) (*digestView, error) {
 		Title: digestTitle(d, day),
 		// Trusted: rendered by us from the config's Markdown. Its headings
 		// go below the page's h1, beside the feeds' h2.
-		Intro:     template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
-		IntroText: plainText(d.IntroHTML),
-		Built:     showTime(d.BuiltAt, loc, entryLayout),
-		Zone:      loc.String(),
-		Prev:      newDateLink(d.Prev),
-		Next:      newDateLink(d.Next),
+		Intro:       template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
+		IntroText:   plainText(d.IntroHTML),
+		Built:       showTime(d.BuiltAt, loc, entryLayout),
+		Zone:        loc.String(),
+		Prev:        newDateLink(d.Prev),
+		Next:        newDateLink(d.Next),
+		MailInDoubt: newDateLink(DigestRef{Date: d.MailInDoubt}),
 	}
 	var sources []linkSource
 	for i, g := range inFolderOrder(d.Groups) {

@@ -2,15 +2,18 @@
 // for tests, as net/http/httptest does for HTTP: it keeps what it
 // receives, can be stopped and started again on the same port, can answer
 // DATA with a temporary or a permanent failure, can offer STARTTLS with a
-// self-signed certificate, and can offer AUTH: PLAIN or CRAM-MD5, whose
-// logins it counts and can refuse (535).
+// self-signed certificate, can offer AUTH: PLAIN or CRAM-MD5, whose
+// logins it counts and can refuse (535), and can stall at any stage of
+// the conversation (Stall).
 package smtptest
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +46,15 @@ type Server struct {
 	refusing bool // DATA answered 554
 	logins   int  // AUTH attempts
 	badLogin bool // AUTH answered 535
+	stall    *stall
+	narrow   bool // connections get a small window (NarrowWindow)
+	waiters  []acceptWaiter
+}
+
+// acceptWaiter is closed once n messages were accepted (Accepted).
+type acceptWaiter struct {
+	n    int
+	done chan struct{}
 }
 
 // Option changes a Server.
@@ -52,6 +64,14 @@ type Option func(*Server)
 // on its unencrypted connection.
 func OfferAuth(mechanisms ...string) Option {
 	return func(s *Server) { s.authMech = mechanisms }
+}
+
+// NarrowWindow gives the server's connections a small TCP window, so
+// that a client writing a message to a server that stopped reading
+// (StallInData) is held after a few kilobytes, before the end of its
+// data, instead of handing the whole message to its kernel at once.
+func NarrowWindow() Option {
+	return func(s *Server) { s.narrow = true }
 }
 
 // Start serves on a free loopback port until the test ends.
@@ -68,10 +88,15 @@ func Start(t testing.TB, opts ...Option) *Server {
 // Restart serves again, on the same port as before.
 func (s *Server) Restart() {
 	s.t.Helper()
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
+	lc := net.ListenConfig{}
+	if s.narrow {
+		lc.Control = narrowWindow
+	}
+	inner, err := lc.Listen(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	l := stallListener{Listener: inner, s: s}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = s.cert == nil
@@ -87,8 +112,10 @@ func (s *Server) Restart() {
 	go srv.Serve(l)
 }
 
-// Stop closes the listener: connections are refused until Restart.
+// Stop closes the listener: connections are refused until Restart. A
+// stall ends with it (Heal), so that no stalled connection outlives it.
 func (s *Server) Stop() {
+	s.Heal()
 	s.mu.Lock()
 	srv, l := s.server, s.listener
 	s.server, s.listener = nil, nil
@@ -179,7 +206,29 @@ func (s *Server) receive(m Message) error {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused"}
 	}
 	s.accepted = append(s.accepted, m)
+	s.waiters = slices.DeleteFunc(s.waiters, func(w acceptWaiter) bool {
+		if len(s.accepted) < w.n {
+			return false
+		}
+		close(w.done)
+		return true
+	})
 	return nil
+}
+
+// Accepted is closed once the server has accepted n messages in all,
+// the moment it took the n-th (before its answer is written): a test
+// kills a client there.
+func (s *Server) Accepted(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := acceptWaiter{n: n, done: make(chan struct{})}
+	if len(s.accepted) >= n {
+		close(w.done)
+		return w.done
+	}
+	s.waiters = append(s.waiters, w)
+	return w.done
 }
 
 type backend struct{ s *Server }
@@ -209,6 +258,9 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
+	if s.stallData(r) {
+		return errStalled
+	}
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -225,6 +277,10 @@ type authSession struct{ session }
 func (s *authSession) AuthMechanisms() []string { return s.server.authMech }
 
 func (s *authSession) Auth(mech string) (sasl.Server, error) {
+	if st := s.server.currentStall(); st != nil && st.stage == StallLogin {
+		hold(st, s.conn.Conn())
+		return nil, errStalled
+	}
 	if mech == CRAMMD5 {
 		return &cramMD5{server: s.server}, nil
 	}
