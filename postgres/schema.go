@@ -255,6 +255,9 @@ var migrations = []string{
 	// needs no migration; rows made before have fragments of older
 	// rules, made again at the next pass.
 	`ALTER TABLE entry_texts ADD COLUMN shown_words integer NOT NULL DEFAULT 0;`,
+	// 16 (SQLite's 21): how many times a claimed article page was asked
+	// for by runs that died before saving (store.Store.AskArticle).
+	`ALTER TABLE article_claims ADD COLUMN asks integer NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -228,6 +228,12 @@ var migrations = []string{
 	// how many (domain.Digest.Backlogs), so that its page, written again,
 	// still says so. A JSON array, as notices are.
 	`ALTER TABLE digests ADD COLUMN backlogs TEXT NOT NULL DEFAULT '[]';`,
+	// 21: how many times a claimed article page was asked for by runs
+	// that died before saving (see store.Store.AskArticle), so that a
+	// dead run's claims are fetched by the next and a page that kills the
+	// process is given up. A claim made before is counted as asked once:
+	// whether it was is unknown, and it is then asked once more.
+	`ALTER TABLE article_claims ADD COLUMN asks INTEGER NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated file has.
