@@ -165,7 +165,7 @@ func TestDemo(t *testing.T) {
 		// One story from two feeds: shown once, under the first of them.
 		{"site/ada/2026-11-22.html", `Also in: <span dir="auto">Good Links</span>`},
 		// Grace mutes the blog's repair posts: her first digest counts it.
-		{"site/grace/2026-11-20.html", "1 left out by your rules."},
+		{"site/grace/2026-11-20.html", "<summary>1 left out by your rules</summary>"},
 		{"outbox/grace-2026-11-20.eml", "1 left out by your rules."},
 		// A teaser feed made whole: the article from the story's page.
 		{"site/ada/2026-11-20.html", "The masons came in September"},

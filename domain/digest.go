@@ -13,6 +13,10 @@ type Digest struct {
 	Problems   []Problem // the user's feeds that could not be read since the previous digest
 	EntryCount int
 	LeftOut    int // entries the user's rules left out (not in EntryCount)
+	// LeftOutTitles are the first of those, newest first, as the page
+	// lists them for the reader to check a rule (at most
+	// MaxLeftOutListed; LeftOut says how many in all).
+	LeftOutTitles []LeftOutTitle
 	// Backlogs are the feeds this digest introduced to its user (their
 	// first digest of the feed) leaving older entries out, and how many.
 	Backlogs   []Backlog
@@ -96,3 +100,16 @@ const (
 	ProblemGone      ProblemState = "gone"      // 410: never polled again
 	ProblemDead      ProblemState = "dead"      // errors for 90 days: no longer polled
 )
+
+// MaxLeftOutListed bounds the entries a digest lists of those its
+// user's rules left out: a rule that leaves out a hundred entries lists
+// the first and says how many more.
+const MaxLeftOutListed = 20
+
+// LeftOutTitle is an entry a user's rules left out of a digest, as its
+// page lists it: its title and link, as the feed gives them.
+type LeftOutTitle struct {
+	Title string `json:"title,omitempty"`
+	Link  string `json:"link,omitempty"`
+	Feed  string `json:"feed,omitempty"` // the feed's URL, which a relative link is resolved against
+}

@@ -521,7 +521,7 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 		return render.Digest{}, err
 	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, Since: d.Since, BuiltAt: d.BuiltAt,
-		Unsubscribe: b.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly, LeftOut: d.LeftOut}
+		Unsubscribe: b.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly, LeftOut: d.LeftOut, LeftOutTitles: d.LeftOutTitles}
 	intro, err := render.IntroHTML(b.cfg.Intro, u.Intro)
 	if err != nil {
 		return out, err

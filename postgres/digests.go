@@ -13,14 +13,17 @@ import (
 )
 
 const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
-	"send_started, send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
+	"send_started, send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs, left_out_titles"
 
 func scanDigest(row pgx.Row) (domain.Digest, error) {
 	var d domain.Digest
-	var notices, problems, backlogs []byte
+	var notices, problems, backlogs, leftOut []byte
 	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
 		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, timeOf{&d.SendDataEnded}, &d.SendAttempts, timeOf{&d.SendFailedAt},
-		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs); err != nil {
+		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs, &leftOut); err != nil {
+		return d, err
+	}
+	if err := store.DecodeLeftOut(&d, leftOut); err != nil {
 		return d, err
 	}
 	return d, store.DecodeNotes(&d, notices, problems, backlogs)
@@ -249,10 +252,10 @@ func (r digestRows) Introduced(ctx context.Context, user string, feedID int64, n
 }
 
 func (r digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
-	notices, problems, backlogs := store.EncodeNotes(d)
-	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems, left_out, backlogs)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
-		d.SendWanted, problems, d.LeftOut, backlogs); err != nil {
+	notices, problems, backlogs, leftOut := store.EncodeNotes(d)
+	if _, err := r.tx.Exec(ctx, `INSERT INTO digests (user_name, date, since, built_at, notices, entry_count, send_wanted, problems, left_out, backlogs, left_out_titles)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, d.User, d.Date, at(d.Since), at(d.BuiltAt), notices, d.EntryCount,
+		d.SendWanted, problems, d.LeftOut, backlogs, leftOut); err != nil {
 		if isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s %s", store.ErrDigestExists, d.User, d.Date)
 		}

@@ -271,6 +271,9 @@ var migrations = []string{
 	// 18 (SQLite's 23): how many times a claimed article page was asked
 	// for by runs that died before saving (store.Store.AskArticle).
 	`ALTER TABLE article_claims ADD COLUMN asks integer NOT NULL DEFAULT 1;`,
+	// 19 (SQLite's 24): the first entries a digest's rules left out
+	// (domain.Digest.LeftOutTitles).
+	`ALTER TABLE digests ADD COLUMN left_out_titles jsonb NOT NULL DEFAULT '[]';`,
 }
 
 // schemaVersion is the version a migrated database has.

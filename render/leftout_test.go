@@ -3,6 +3,10 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/domain"
 )
 
 // What rules left out is one quiet line on the page and in both email
@@ -46,5 +50,41 @@ func TestLeftOutLine(t *testing.T) {
 	page, err := DigestPage(emptyDigest(t))
 	if err != nil || strings.Contains(string(page), "left out") {
 		t.Errorf("a digest without rules speaks of them (%v)", err)
+	}
+}
+
+// The page's quiet line opens a collapsed list of what the rules left
+// out, linked titles (an untitled entry by its link), bounded, with "and
+// N more" for those the digest did not keep; the email keeps the line.
+func TestLeftOutLineOpensTheirTitles(t *testing.T) {
+	d := emptyDigest(t)
+	d.Email = "ada@example.org"
+	d.LeftOut = 103
+	d.LeftOutTitles = []domain.LeftOutTitle{
+		{Title: "Sponsored: a mattress", Link: "/ads/1", Feed: "https://a.example/feed"},
+		{Link: "https://a.example/ads/2?utm_source=rss", Feed: "https://a.example/feed"},
+		{Title: "Giveaway <b>now</b>", Link: "javascript:alert(1)", Feed: "https://a.example/feed"},
+	}
+	page, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseHTML(t, string(page))
+	details := doc.Find("main details.m")
+	if details.Length() != 1 || details.Is("[open]") || details.Find("summary").Text() != "103 left out by your rules" {
+		t.Fatalf("the quiet line does not open a closed list: %q", details.Find("summary").Text())
+	}
+	var items []string
+	details.Find("li").Each(func(_ int, li *goquery.Selection) {
+		items = append(items, strings.TrimSpace(li.Text())+" -> "+li.Find("a").AttrOr("href", ""))
+	})
+	want := []string{"Sponsored: a mattress -> https://a.example/ads/1", "https://a.example/ads/2 -> https://a.example/ads/2",
+		"Giveaway now -> ", "…and 100 more -> "}
+	if strings.Join(items, "\n") != strings.Join(want, "\n") {
+		t.Errorf("left-out list:\n%s\nwant\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
+	}
+	e := buildEmail(t, d, "")
+	if !strings.Contains(e.Text, "103 left out by your rules.") || strings.Contains(e.HTML, "mattress") {
+		t.Error("the email does not keep the quiet line alone")
 	}
 }

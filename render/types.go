@@ -93,6 +93,9 @@ type Digest struct {
 	// LeftOut is how many entries the user's rules left out (shown as
 	// one quiet line, never in the counts).
 	LeftOut int
+	// LeftOutTitles are the first of those, which the page lists under
+	// the quiet line for the reader to check a rule.
+	LeftOutTitles []domain.LeftOutTitle
 	// MailInDoubt is the date of the user's previous digest when its
 	// email may not have arrived (its send was cut off between the end of
 	// the message's data and the mail server's answer, and it is not sent

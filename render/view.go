@@ -55,8 +55,12 @@ type digestView struct {
 	Weekly bool
 	// Failing says a feed could not be read, named in this digest or
 	// not (see domain.Problem.Quiet): the day is never called quiet.
-	Failing     bool
-	LeftOut     string   // "4 left out by your rules"; "" when rules left none out
+	Failing bool
+	LeftOut string // "4 left out by your rules"; "" when rules left none out
+	// LeftOutList is what the page lists of those, linked titles, and
+	// LeftOutMore how many it does not list.
+	LeftOutList []titleView
+	LeftOutMore int
 	MailInDoubt dateLink // the previous digest, when its email may not have arrived
 	Groups      []groupView
 	Links       []HostCount
@@ -310,6 +314,7 @@ func newDigestView(d Digest) (*digestView, error) {
 	v.Weekly = d.Weekly
 	if d.LeftOut > 0 {
 		v.LeftOut = fmt.Sprintf("%d left out by your rules", d.LeftOut)
+		v.LeftOutList, v.LeftOutMore = leftOutViews(d)
 	}
 	return v, nil
 }
@@ -644,4 +649,23 @@ func siteFile(siteURL, user, name string) string {
 		base.Path += "/"
 	}
 	return base.JoinPath(user, name).String()
+}
+
+// leftOutViews are the entries a digest's rules left out as its page
+// lists them (linked titles; an untitled one by its link), and how many
+// more there were than the digest kept.
+func leftOutViews(d Digest) ([]titleView, int) {
+	var out []titleView
+	for _, t := range d.LeftOutTitles {
+		url := EntryURL(t.Feed, t.Link)
+		title := shortName(plainText(t.Title))
+		if title == "" {
+			title = redact.URL(url)
+		}
+		if title == "" {
+			continue
+		}
+		out = append(out, titleView{Title: title, URL: url})
+	}
+	return out, max(d.LeftOut-len(out), 0)
 }

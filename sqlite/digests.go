@@ -12,21 +12,24 @@ import (
 )
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
-	"send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
+	"send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs, left_out_titles"
 
 func scanDigest(row scanner) (domain.Digest, error) {
 	var d domain.Digest
 	var since, built, rendered, sent, started, dataEnded, failed, givenUp int64
 	var wanted, permanent int
-	var notices, problems, backlogs string
+	var notices, problems, backlogs, leftOut string
 	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
-		&dataEnded, &d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs); err != nil {
+		&dataEnded, &d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs, &leftOut); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
 	d.SendStarted, d.SendDataEnded = fromUnix(started), fromUnix(dataEnded)
 	d.SendFailedAt, d.SendGivenUp = fromUnix(failed), fromUnix(givenUp)
 	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
+	if err := store.DecodeLeftOut(&d, []byte(leftOut)); err != nil {
+		return d, err
+	}
 	return d, store.DecodeNotes(&d, []byte(notices), []byte(problems), []byte(backlogs))
 }
 
@@ -266,10 +269,10 @@ func (r *digestRows) Introduced(ctx context.Context, user string, feedID int64, 
 }
 
 func (r *digestRows) InsertDigest(ctx context.Context, d domain.Digest, entries []int64) error {
-	notices, problems, backlogs := store.EncodeNotes(d)
-	if _, err := r.tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems, left_out, backlogs)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), notices, d.EntryCount,
-		boolInt(d.SendWanted), problems, d.LeftOut, backlogs); err != nil {
+	notices, problems, backlogs, leftOut := store.EncodeNotes(d)
+	if _, err := r.tx.ExecContext(ctx, `INSERT INTO digests (user, date, since, built_at, notices, entry_count, send_wanted, problems, left_out, backlogs, left_out_titles)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.User, d.Date, unix(d.Since), unix(d.BuiltAt), notices, d.EntryCount,
+		boolInt(d.SendWanted), problems, d.LeftOut, backlogs, leftOut); err != nil {
 		return err
 	}
 	if len(entries) == 0 {

@@ -251,6 +251,11 @@ var migrations = []string{
 	// process is given up. A claim made before is counted as asked once:
 	// whether it was is unknown, and it is then asked once more.
 	`ALTER TABLE article_claims ADD COLUMN asks INTEGER NOT NULL DEFAULT 1;`,
+	// 24: the first entries a digest's rules left out, their titles and
+	// links (domain.Digest.LeftOutTitles), which its page lists under
+	// "N left out by your rules". A JSON array, as notices are; digests
+	// built before list none.
+	`ALTER TABLE digests ADD COLUMN left_out_titles TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -113,7 +113,7 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 	if err != nil {
 		return domain.Digest{}, err
 	}
-	ids, leftOut, err := sift(ctx, tx, user, ids, sieve)
+	ids, leftOut, leftOutTitles, err := sift(ctx, tx, user, ids, sieve)
 	if err != nil {
 		return domain.Digest{}, err
 	}
@@ -122,7 +122,7 @@ func BuildDigest(ctx context.Context, tx DigestTx, user, date string, now time.T
 		return domain.Digest{}, err
 	}
 	d := domain.Digest{User: user, Date: date, Since: since, BuiltAt: now, SendWanted: sendWanted,
-		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now, named), EntryCount: len(ids), LeftOut: len(leftOut),
+		Notices: Notices(subs, since, now), Problems: Problems(subs, since, now, named), EntryCount: len(ids), LeftOut: len(leftOut), LeftOutTitles: leftOutTitles,
 		Backlogs: backlogs}
 	if err := tx.InsertDigest(ctx, d, ids); err != nil {
 		return domain.Digest{}, err
@@ -136,33 +136,37 @@ func read(s Subscribed) bool { return !s.Feed.LastSuccess.IsZero() || s.HasEntri
 
 // sift splits a digest's entries into those kept, in their order, and
 // those sieve leaves out, which are withheld from user.
-func sift(ctx context.Context, tx DigestTx, user string, ids []int64, sieve Sieve) (kept, leftOut []int64, err error) {
+func sift(ctx context.Context, tx DigestTx, user string, ids []int64, sieve Sieve) (kept, leftOut []int64, titles []domain.LeftOutTitle, err error) {
 	if sieve == nil || len(ids) == 0 {
-		return ids, nil, nil
+		return ids, nil, nil, nil
 	}
 	entries, err := tx.Judged(ctx, ids)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read entries for rules: %w", err)
+		return nil, nil, nil, fmt.Errorf("read entries for rules: %w", err)
 	}
-	out := map[int64]bool{}
+	out := map[int64]domain.Entry{}
 	for _, e := range entries {
 		if sieve(e) {
-			out[e.ID] = true
+			out[e.ID] = e
 		}
 	}
 	for _, id := range ids {
-		if out[id] {
-			leftOut = append(leftOut, id)
-		} else {
+		e, left := out[id]
+		if !left {
 			kept = append(kept, id)
+			continue
+		}
+		leftOut = append(leftOut, id)
+		if len(titles) < domain.MaxLeftOutListed {
+			titles = append(titles, domain.LeftOutTitle{Title: e.Title, Link: e.Link, Feed: e.FeedURL})
 		}
 	}
 	if len(leftOut) > 0 {
 		if err := tx.Withhold(ctx, user, leftOut); err != nil {
-			return nil, nil, fmt.Errorf("withhold entries rules left out: %w", err)
+			return nil, nil, nil, fmt.Errorf("withhold entries rules left out: %w", err)
 		}
 	}
-	return kept, leftOut, nil
+	return kept, leftOut, titles, nil
 }
 
 // digestEntries chooses the entries of user's digest built at now, whose
@@ -401,18 +405,34 @@ func between(since, now time.Time) func(time.Time) bool {
 	return func(t time.Time) bool { return !t.IsZero() && t.After(since) && !t.After(now) }
 }
 
-// EncodeNotes is the stored form of a digest's notices, problems and
-// backlogs, as both back ends keep them (and migrate copies them): JSON
-// arrays.
-func EncodeNotes(d domain.Digest) (notices, problems, backlogs string) {
+// EncodeNotes is the stored form of a digest's notices, problems,
+// backlogs and the titles its rules left out, as both back ends keep them
+// (and migrate copies them): JSON arrays.
+func EncodeNotes(d domain.Digest) (notices, problems, backlogs, leftOut string) {
 	n, _ := json.Marshal(d.Notices)
 	p, _ := json.Marshal(d.Problems)
-	backlogs = "[]"
+	backlogs, leftOut = "[]", "[]"
 	if len(d.Backlogs) > 0 {
 		b, _ := json.Marshal(d.Backlogs)
 		backlogs = string(b)
 	}
-	return string(n), string(p), backlogs
+	if len(d.LeftOutTitles) > 0 {
+		b, _ := json.Marshal(d.LeftOutTitles)
+		leftOut = string(b)
+	}
+	return string(n), string(p), backlogs, leftOut
+}
+
+// DecodeLeftOut reads into d the titles its rules left out, as
+// EncodeNotes wrote them; none reads as nil, as BuildDigest gives it.
+func DecodeLeftOut(d *domain.Digest, leftOut []byte) error {
+	if err := json.Unmarshal(leftOut, &d.LeftOutTitles); err != nil {
+		return fmt.Errorf("digest %s/%s left out: %w", d.User, d.Date, err)
+	}
+	if len(d.LeftOutTitles) == 0 {
+		d.LeftOutTitles = nil
+	}
+	return nil
 }
 
 // DecodeNotes reads into d the notices, problems and backlogs

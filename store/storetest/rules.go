@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -51,6 +52,15 @@ func testRulesLeaveEntriesOut(t *testing.T, newStore NewStore) {
 	digests, err := s.Digests(ctx, "ada")
 	if err != nil || len(digests) != 1 || digests[0].LeftOut != 2 || digests[0].EntryCount != 1 {
 		t.Fatalf("digests read back %+v, %v: want one with 2 left out", digests, err)
+	}
+	// What they left out is kept with the digest, for its page to list.
+	var titles []string
+	for _, lt := range digests[0].LeftOutTitles {
+		titles = append(titles, lt.Title+" "+lt.Link+" "+lt.Feed)
+	}
+	slices.Sort(titles)
+	if want := []string{"Buy now https://a.example/ad " + url, "Win big https://a.example/c " + url}; !slices.Equal(titles, want) {
+		t.Errorf("left-out titles read back %q, want %q", titles, want)
 	}
 	got := digestKeys(t, s, "ada", "2026-11-21")
 	if !got["id:news"] || len(got) != 1 {
@@ -117,5 +127,45 @@ func testRecentEntriesForRules(t *testing.T, newStore NewStore) {
 	}
 	if got[1].Summary != "s id:b" {
 		t.Errorf("summary read as %q", got[1].Summary)
+	}
+}
+
+// A digest keeps at most domain.MaxLeftOutListed of the entries its rules
+// left out, however many there were; the count is all of them.
+func testLeftOutTitlesAreBounded(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	url := "https://a.example/feed"
+	f := subscribe(t, s, map[string][]string{"ada": {url}}, t0)[url]
+	var entries []domain.Entry
+	for i := range 100 {
+		entries = append(entries, domain.Entry{Key: fmt.Sprintf("id:%d", i), Title: fmt.Sprintf("Sponsored %d", i), Link: fmt.Sprintf("https://a.example/%d", i)})
+	}
+	if _, err := savePoll(s, f, entries, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, func(domain.Entry) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	digests, err := s.Digests(ctx, "ada")
+	if err != nil || len(digests) != 1 {
+		t.Fatalf("digests %+v, %v", digests, err)
+	}
+	// A first digest offers the five newest; all five left out.
+	if d := digests[0]; d.LeftOut != 5 || len(d.LeftOutTitles) != 5 {
+		t.Fatalf("first digest: %d left out, %d titles; want 5 and 5", d.LeftOut, len(d.LeftOutTitles))
+	}
+	var more []domain.Entry
+	for i := 100; i < 200; i++ {
+		more = append(more, domain.Entry{Key: fmt.Sprintf("id:%d", i), Title: fmt.Sprintf("Sponsored %d", i), Link: fmt.Sprintf("https://a.example/%d", i)})
+	}
+	if _, err := savePoll(s, f, more, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.BuildDigest(ctx, "ada", "2026-11-22", t0.Add(24*time.Hour), false, func(domain.Entry) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.LeftOut != 100 || len(d.LeftOutTitles) != domain.MaxLeftOutListed {
+		t.Errorf("%d left out, %d titles kept; want 100 and %d", d.LeftOut, len(d.LeftOutTitles), domain.MaxLeftOutListed)
 	}
 }

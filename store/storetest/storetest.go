@@ -64,6 +64,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TextsKeptForWhatTheNextDigestShows", testTextsKeptForWhatTheNextDigestShows},
 		{"SubscriptionsFollowNormalisedURLs", testSubscriptionsFollowNormalisedURLs},
 		{"RulesLeaveEntriesOut", testRulesLeaveEntriesOut},
+		{"LeftOutTitlesAreBounded", testLeftOutTitlesAreBounded},
 		{"RecentEntriesForRules", testRecentEntriesForRules},
 		{"ArticlesClaimedOnce", testArticlesClaimedOnce},
 		{"InstallationKeptOnce", testInstallationKeptOnce},
