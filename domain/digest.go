@@ -20,10 +20,17 @@ type Digest struct {
 	SendWanted bool
 	SentAt     time.Time
 	SendError  string
-	// SendStarted is set while a send is in progress. Still set at the
-	// next run, it means the run died mid-send: the mail may or may not
-	// have gone, and it is not sent again automatically.
+	// SendStarted is set while a run holds the send (its claim). A claim
+	// whose run died before the message's data ended is free again: the
+	// server cannot have taken the mail, and the next run sends it.
 	SendStarted time.Time
+	// SendDataEnded is set just before the end of the message's data
+	// goes to the server: from then on the server may have taken it.
+	// Still set without SentAt at a later run, the run died (or the
+	// server never answered) between the end of the data and the
+	// answer: the mail may or may not have gone, and it is not sent
+	// again automatically.
+	SendDataEnded time.Time
 	// Failed sends: how many, when the last failed (its error is
 	// SendError), and whether that failure was permanent (a 5xx reply, a
 	// refused login) rather than passing.

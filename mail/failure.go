@@ -9,8 +9,6 @@ import (
 	"net/textproto"
 	"strings"
 	"syscall"
-
-	gomail "github.com/wneessen/go-mail"
 )
 
 // Error is a failed delivery, sorted for the caller's retry policy.
@@ -27,7 +25,22 @@ type Error struct {
 	// over (connecting, TLS, the login), so every message would fail the
 	// same way until something changes.
 	BeforeMessages bool
+	// InDoubt: a message's data ended and no answer came (the
+	// connection broke or timed out): the server may have taken it, and
+	// sending it again may deliver it twice.
+	InDoubt bool
 }
+
+// messageError is the failure of one message, at one step of its
+// conversation.
+type messageError struct {
+	step    string
+	err     error
+	inDoubt bool // the data ended without an answer
+}
+
+func (e *messageError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *messageError) Unwrap() error { return e.err }
 
 func (e *Error) Error() string { return "mail: smtp: " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
@@ -80,28 +93,35 @@ func (s *Sender) failure(err error) *Error {
 	return failure(err)
 }
 
-// failure sorts an error of go-mail.
+// failure sorts an error of go-mail or of a message (messageError).
 func failure(err error) *Error {
-	var sendErr *gomail.SendError
-	before := !errors.As(err, &sendErr)
-	return &Error{Err: err, Temporary: temporary(err, sendErr), BeforeMessages: before}
+	var msgErr *messageError
+	if !errors.As(err, &msgErr) {
+		return &Error{Err: err, Temporary: temporary(err), BeforeMessages: true}
+	}
+	f := &Error{Err: err, Temporary: true}
+	for _, e := range flatten(err) {
+		if errors.As(e, &msgErr) {
+			f.Temporary = f.Temporary && temporary(msgErr.err)
+			f.InDoubt = f.InDoubt || msgErr.inDoubt
+		}
+	}
+	return f
 }
 
-func temporary(err error, sendErr *gomail.SendError) bool {
-	if sendErr != nil {
-		switch {
-		case sendErr.IsTemp():
-			return true
-		case sendErr.ErrorCode() >= 500:
-			return false
-		}
-		switch sendErr.Reason {
-		case gomail.ErrGetSender, gomail.ErrGetRcpts, gomail.ErrNoUnencoded:
-			return false // the message itself cannot be sent
-		}
-		return true // no reply at all: the connection broke off
+// flatten lists the errors err joins, or err alone.
+func flatten(err error) []error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		return joined.Unwrap()
 	}
-	var reply *textproto.Error // the greeting, EHLO, STARTTLS or AUTH refused
+	return []error{err}
+}
+
+// temporary says whether err may pass: a 4xx answer, or no answer (the
+// connection failed, broke off or timed out). A 5xx answer, and an error
+// of our own (a message without sender), are permanent.
+func temporary(err error) bool {
+	var reply *textproto.Error
 	if errors.As(err, &reply) {
 		return reply.Code < 500
 	}

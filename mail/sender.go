@@ -10,10 +10,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/textproto"
 	"os"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 )
 
 // smtpTimeout bounds connecting and each SMTP exchange.
@@ -139,18 +141,104 @@ func clientOptions(cfg senderConfig, host string, port int, username, password s
 // that says whether it may pass and whether it came before any message;
 // it joins the failures of every message that was not accepted.
 func (s *Sender) Send(ctx context.Context, msgs ...*Message) error {
+	return s.SendMarked(ctx, nil, msgs...)
+}
+
+// DataEnd is called with a message once its data is written, just
+// before the line that ends the data (".") is sent: from then on the
+// server may take the message whatever becomes of this process, and
+// until then it cannot. An error stops the message there: the
+// connection is dropped, and the server, which never saw the end of the
+// data, discards it.
+type DataEnd func(*Message) error
+
+// SendMarked is Send calling dataEnd (nil: none) before the end of each
+// message's data. A message whose data ended and that got no answer (the
+// connection broke or timed out) fails InDoubt: it may have been taken.
+func (s *Sender) SendMarked(ctx context.Context, dataEnd DataEnd, msgs ...*Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	out := make([]*gomail.Msg, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.msg
-	}
-	if err := s.client.DialAndSendWithContext(ctx, out...); err != nil {
+	conn, err := s.client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
 		return s.failure(err)
+	}
+	var errs []error
+	usable := true
+	for _, m := range msgs {
+		err := s.handOver(conn, m, dataEnd)
+		if err == nil {
+			continue
+		}
+		errs = append(errs, err)
+		if usable = conn.Reset() == nil; !usable {
+			break // the connection is gone: the rest would fail alike
+		}
+	}
+	if usable {
+		// Every message's fate is known from its own answer: a failed QUIT
+		// changes none of them.
+		conn.Quit() //nolint:errcheck // see above
+	}
+	conn.Close() //nolint:errcheck // closed already after QUIT
+	if len(errs) > 0 {
+		return s.failure(errors.Join(errs...))
 	}
 	return nil
 }
+
+// handOver sends one message over conn, a connection ready for MAIL:
+// its envelope, its data, and, after dataEnd agreed, the end of the data.
+// The timeout counts from the message's first command, as go-mail's
+// own sending does.
+func (s *Sender) handOver(conn *smtp.Client, m *Message, dataEnd DataEnd) error {
+	if err := conn.UpdateDeadline(s.cfg.timeout); err != nil {
+		return &messageError{step: "MAIL FROM", err: err}
+	}
+	from, err := m.msg.GetSender(false)
+	if err != nil {
+		return &messageError{step: "MAIL FROM", err: err}
+	}
+	rcpts, err := m.msg.GetRecipients()
+	if err != nil {
+		return &messageError{step: "RCPT TO", err: err}
+	}
+	if err := conn.Mail(from); err != nil {
+		return &messageError{step: "MAIL FROM", err: err}
+	}
+	for _, rcpt := range rcpts {
+		if err := conn.Rcpt(rcpt); err != nil {
+			return &messageError{step: "RCPT TO " + rcpt, err: err}
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return &messageError{step: "DATA", err: err}
+	}
+	// The data goes through a buffer that only Close flushes with the
+	// line that ends it, so that line cannot leave before dataEnd.
+	if _, err := m.msg.WriteTo(w); err != nil {
+		conn.Close() //nolint:errcheck // broken off mid-data: the server discards the message
+		return &messageError{step: "the message's data", err: err}
+	}
+	if dataEnd != nil {
+		if err := dataEnd(m); err != nil {
+			// No RSET or QUIT can follow unfinished data (the server would
+			// read them as data): only dropping the connection stops it.
+			conn.Close() //nolint:errcheck // see above
+			return &messageError{step: "before the end of the data", err: fmt.Errorf("%w: %w", ErrDataEndRefused, err)}
+		}
+	}
+	if err := w.Close(); err != nil {
+		var reply *textproto.Error
+		return &messageError{step: "the end of the data", err: err, inDoubt: !errors.As(err, &reply)}
+	}
+	return nil
+}
+
+// ErrDataEndRefused: the caller's DataEnd refused the end of a message's
+// data, so the message was not sent.
+var ErrDataEndRefused = errors.New("the message was stopped before the end of its data")
 
 // Probe is what a connection without a message found: whether it was
 // encrypted and verified, and whether a login was made.

@@ -57,8 +57,8 @@ func mailStatusRow(user string, digests []domain.Digest, now time.Time) (render.
 		switch {
 		case !d.SendGivenUp.IsZero():
 			row.GivenUp, row.GivenUpWhy = append(row.GivenUp, d.Date), d.SendGivenUpWhy
-		case !d.SendStarted.IsZero():
-			if now.Sub(d.SendStarted) <= mailStatusWindow {
+		case !d.SendDataEnded.IsZero():
+			if now.Sub(d.SendDataEnded) <= mailStatusWindow {
 				row.Interrupted = append(row.Interrupted, d.Date)
 			}
 		default:

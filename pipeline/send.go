@@ -50,7 +50,7 @@ func (p *pass) sendTo(ctx context.Context, user string) error {
 	}
 	var unsent []domain.Digest
 	for _, d := range slices.Backward(all) {
-		if d.SendWanted && d.SentAt.IsZero() && d.SendStarted.IsZero() && d.SendGivenUp.IsZero() {
+		if d.SendWanted && d.SentAt.IsZero() && d.SendStarted.IsZero() && d.SendDataEnded.IsZero() && d.SendGivenUp.IsZero() {
 			unsent = append(unsent, d)
 		}
 	}
@@ -140,7 +140,21 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		// An interrupt must not cut a conversation in half: the server may
 		// have taken the mail when we stop listening. The sender has its
 		// own timeout.
-		sendErr := sender.Send(context.WithoutCancel(ctx), msg)
+		sendErr, marked := p.sendMarked(context.WithoutCancel(ctx), sender, d, msg)
+		switch {
+		case errors.Is(marked, store.ErrSendTaken):
+			// Our claim lapsed and another run took the send over: the
+			// message was stopped before the end of its data, theirs goes.
+			p.opts.Log.Warn("send taken over by another run", "user", d.User, "date", d.Date)
+			continue
+		case marked != nil:
+			return marked // the state cannot say the mail may have gone: it was stopped
+		case inDoubt(sendErr):
+			p.opts.Log.Warn("no answer after the end of a message's data: it may have arrived; not sent again to avoid a duplicate",
+				"user", d.User, "date", d.Date, "error", sendErr)
+			p.mailDown = sendErr
+			return p.sendsFailed(ctx, digests[i+1:], sendErr)
+		}
 		if sendErr == nil {
 			p.mu.Lock()
 			p.sum.EmailsSent++
@@ -161,6 +175,26 @@ func (p *pass) deliver(ctx context.Context, digests []domain.Digest) error {
 		return p.sendsFailed(ctx, digests[i:], sendErr)
 	}
 	return nil
+}
+
+// sendMarked sends d's message, recording in the state just before
+// the end of its data that from then on the server may have taken it
+// (store.Store.EndSendData). marked is that record's failure: the
+// message was stopped before the end of its data then, and sendErr says
+// so too.
+func (p *pass) sendMarked(ctx context.Context, sender *mail.Sender, d domain.Digest, msg *mail.Message) (sendErr, marked error) {
+	sendErr = sender.SendMarked(ctx, func(*mail.Message) error {
+		marked = p.st.EndSendData(ctx, d.User, d.Date, p.opts.Now)
+		return marked
+	}, msg)
+	return sendErr, marked
+}
+
+// inDoubt says whether a send failed after the end of its message's data
+// without an answer: the server may have taken it.
+func inDoubt(sendErr error) bool {
+	var failure *mail.Error
+	return errors.As(sendErr, &failure) && failure.InDoubt
 }
 
 // failedBeforeMessages says whether a send failed before any message
@@ -238,14 +272,15 @@ func MailAdvice(err error) error {
 	return err
 }
 
-// warnInterruptedSends reports sends cut off by a crash. They are not
-// retried: the server may have taken the mail, and a digest is sent at
-// most once.
+// warnInterruptedSends reports sends cut off between the end of their
+// message's data and the server's answer. They are not retried: the
+// server may have taken the mail, and a digest is sent at most once. (A
+// send cut off earlier is simply sent again: nothing reached the server.)
 func (p *pass) warnInterruptedSends(ctx context.Context) error {
 	cut, err := p.st.InterruptedSends(ctx)
 	for _, d := range cut {
-		p.opts.Log.Warn("a send was interrupted by a crash; not sent again to avoid a duplicate",
-			"user", d.User, "date", d.Date, "started", d.SendStarted)
+		p.opts.Log.Warn("a send was cut off before the mail server answered: it may not have arrived; not sent again to avoid a duplicate",
+			"user", d.User, "date", d.Date, "data_ended", d.SendDataEnded)
 	}
 	return err
 }

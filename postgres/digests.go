@@ -13,13 +13,13 @@ import (
 )
 
 const digestColumns = "user_name, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, " +
-	"send_started, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
+	"send_started, send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
 
 func scanDigest(row pgx.Row) (domain.Digest, error) {
 	var d domain.Digest
 	var notices, problems, backlogs []byte
 	if err := row.Scan(&d.User, &d.Date, timeOf{&d.Since}, timeOf{&d.BuiltAt}, &notices, &d.EntryCount, timeOf{&d.RenderedAt},
-		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, &d.SendAttempts, timeOf{&d.SendFailedAt},
+		&d.SendWanted, timeOf{&d.SentAt}, &d.SendError, timeOf{&d.SendStarted}, timeOf{&d.SendDataEnded}, &d.SendAttempts, timeOf{&d.SendFailedAt},
 		&d.SendPermanent, timeOf{&d.SendGivenUp}, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs); err != nil {
 		return d, err
 	}
@@ -32,11 +32,24 @@ var digestsWhere = store.DigestsWhere{
 	DatedSince: "WHERE date >= $1 ORDER BY user_name, date",
 	OfUser:     "WHERE user_name = $1 ORDER BY date DESC",
 	Unrendered: "WHERE rendered_at IS NULL ORDER BY built_at, user_name",
-	Unsent: `WHERE send_wanted AND sent_at IS NULL AND send_started IS NULL AND send_given_up IS NULL
-		ORDER BY built_at, user_name`,
+	// $1: this run's worker (see Store.Unsent).
+	Unsent: `WHERE send_wanted AND sent_at IS NULL AND send_given_up IS NULL AND send_data_end IS NULL
+		AND (send_started IS NULL OR ` + claimFreed + `) ORDER BY built_at, user_name`,
 	NotSent: `WHERE send_wanted AND sent_at IS NULL AND (send_given_up IS NULL OR send_given_up >= $1)
 		ORDER BY built_at, user_name`,
-	Interrupted: "WHERE send_wanted AND sent_at IS NULL AND send_started IS NOT NULL ORDER BY built_at, user_name",
+	Interrupted: "WHERE send_wanted AND sent_at IS NULL AND send_data_end IS NOT NULL ORDER BY built_at, user_name",
+}
+
+// claimFreed holds for a send claimed by a worker ($1 is this run's)
+// that is not this run and is no longer alive: it died before the end
+// of the message's data (or the digest would not be listed), so the
+// server cannot have taken the mail.
+var claimFreed = "(send_claim IS DISTINCT FROM $1 AND NOT " + aliveOwner("send_claim") + ")"
+
+// Unsent lists the digests to be sent (see store.Reader), those whose
+// claim died before the end of their data among them.
+func (s *Store) Unsent(ctx context.Context) ([]domain.Digest, error) {
+	return s.queryDigests(ctx, s.Where.Unsent, s.worker)
 }
 
 // queryDigests lists the digests where picks (see store.DigestLists).
@@ -68,14 +81,32 @@ func (s *Store) updateDigest(ctx context.Context, what, set string, args ...any)
 	return nil
 }
 
-// BeginSend records, before the SMTP conversation, that a send started.
-// ErrSendTaken when one has begun already (in any run), or the digest
-// was sent: the update is the claim.
+// BeginSend claims the send of a digest for this run's worker (see
+// store.Store): the update is the claim. ErrSendTaken when a live
+// worker (this one too) holds it, or the digest was sent or its data
+// ended; a claim whose worker's lease lapsed before the end of the data
+// is taken over.
 func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE digests SET send_started = $1 WHERE user_name = $2 AND date = $3
-		AND send_started IS NULL AND sent_at IS NULL`, at(now), user, date)
+	return s.sendStep(ctx, "begin sending", `UPDATE digests SET send_started = $2, send_claim = $1
+		WHERE user_name = $3 AND date = $4 AND sent_at IS NULL AND send_data_end IS NULL
+		AND (send_started IS NULL OR `+claimFreed+`)`, s.worker, at(now), user, date)
+}
+
+// EndSendData records that the message's data is about to end (see
+// store.Store). ErrSendTaken unless this run's worker holds the claim: a
+// worker whose lease lapsed may have lost it to another.
+func (s *Store) EndSendData(ctx context.Context, user, date string, now time.Time) error {
+	return s.sendStep(ctx, "end the data of", `UPDATE digests SET send_data_end = $2 WHERE user_name = $3 AND date = $4
+		AND send_claim = $1 AND send_started IS NOT NULL AND send_data_end IS NULL AND sent_at IS NULL`, s.worker, at(now), user, date)
+}
+
+// sendStep runs the update of a send's claim, args ending in the user
+// and the date: ErrSendTaken when it changed no row.
+func (s *Store) sendStep(ctx context.Context, what, update string, args ...any) error {
+	user, date := args[len(args)-2], args[len(args)-1]
+	tag, err := s.pool.Exec(ctx, update, args...)
 	if err != nil {
-		return fmt.Errorf("begin sending %s %s: %w", user, date, err)
+		return fmt.Errorf("%s %s %s: %w", what, user, date, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
@@ -97,7 +128,7 @@ func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) 
 // more attempt, its error, and whether the failure was permanent.
 func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error {
 	return s.updateDigest(ctx, "record the failed send of", `send_error = $1, send_started = NULL,
-		send_attempts = send_attempts + 1, send_failed_at = $2, send_permanent = $3`, why, at(now), permanent, user, date)
+		send_claim = NULL, send_data_end = NULL, send_attempts = send_attempts + 1, send_failed_at = $2, send_permanent = $3`, why, at(now), permanent, user, date)
 }
 
 // GiveUpSend stops all further attempts to send a digest; why says so to

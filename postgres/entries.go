@@ -108,7 +108,7 @@ const forgetBare = `DELETE FROM entries e WHERE e.feed_id = $1 AND e.overflow AN
 			AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user_name = s.user_name AND w.entry_id = e.id))
 		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user_name = de.user_name AND d.date = de.date
 			WHERE de.user_name = s.user_name AND de.entry_id = e.id
-			AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_started IS NULL)))))`
+			AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_data_end IS NULL)))))`
 
 // SaveEntries stores entries of the feed first seen at now, with their
 // fragments, and says what it found (see store.PollTx): one round trip
@@ -352,7 +352,7 @@ func feedArgs(f domain.Feed) []any {
 // stillNeeded holds for the entries e that a digest not yet rendered, or
 // not yet sent, still has to show.
 const stillNeeded = `EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user_name = de.user_name AND d.date = de.date
-	WHERE de.entry_id = e.id AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_started IS NULL)))`
+	WHERE de.entry_id = e.id AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_data_end IS NULL)))`
 
 // Prune deletes entries first seen before cutoff, and with them their
 // digests' links, except those a digest still waits to render or send.

@@ -147,7 +147,7 @@ func loadDigests(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 		return err
 	}
 	columns := []string{"user_name", "date", "since", "built_at", "notices", "entry_count", "rendered_at", "send_wanted",
-		"sent_at", "send_error", "send_started", "send_attempts", "send_failed_at", "send_permanent", "send_given_up",
+		"sent_at", "send_error", "send_started", "send_data_end", "send_attempts", "send_failed_at", "send_permanent", "send_given_up",
 		"send_given_up_why", "problems", "left_out", "backlogs"}
 	n.Digests, err = copyRows(ctx, tx, "digests", columns, each(digests), func(d domain.Digest) []any {
 		notices := d.Notices
@@ -162,7 +162,7 @@ func loadDigests(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 		problemsText, _ := json.Marshal(problems)
 		_, _, backlogs := store.EncodeNotes(d)
 		return []any{d.User, d.Date, at(d.Since), at(d.BuiltAt), string(text), d.EntryCount, at(d.RenderedAt), d.SendWanted,
-			at(d.SentAt), d.SendError, at(d.SendStarted), d.SendAttempts, at(d.SendFailedAt), d.SendPermanent,
+			at(d.SentAt), d.SendError, at(d.SendStarted), at(d.SendDataEnded), d.SendAttempts, at(d.SendFailedAt), d.SendPermanent,
 			at(d.SendGivenUp), d.SendGivenUpWhy, string(problemsText), d.LeftOut, backlogs}
 	})
 	return err

@@ -255,6 +255,13 @@ var migrations = []string{
 	// needs no migration; rows made before have fragments of older
 	// rules, made again at the next pass.
 	`ALTER TABLE entry_texts ADD COLUMN shown_words integer NOT NULL DEFAULT 0;`,
+	// 16 (SQLite's 21): a send is claimed by a worker before the SMTP
+	// conversation (send_started, send_claim) and in doubt only from
+	// just before the end of the message's data (send_data_end): a claim
+	// whose worker died before that is free for the next run. A send cut
+	// off under an older program is kept in doubt, as it was.
+	`ALTER TABLE digests ADD COLUMN send_claim text, ADD COLUMN send_data_end timestamptz;
+	UPDATE digests SET send_data_end = send_started WHERE send_started IS NOT NULL AND sent_at IS NULL;`,
 }
 
 // schemaVersion is the version a migrated database has.

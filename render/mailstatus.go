@@ -20,8 +20,9 @@ type MailStatus struct {
 	NextTry    time.Time // when the next attempt may be made; zero or past: at the next run
 	GivenUp    []string  // dates of digests given up lately
 	GivenUpWhy string    // why the last of them was
-	// Interrupted are dates whose send a crash cut off: the mail may have
-	// gone, so it is not sent again (a duplicate is worse).
+	// Interrupted are dates whose send was cut off between the end of the
+	// message's data and the server's answer: the mail may have gone, so
+	// it is not sent again (a duplicate is worse).
 	Interrupted []string
 }
 
@@ -56,7 +57,8 @@ func (m MailStatus) Text(now time.Time) string {
 			english.PluralWord(n, "its page is", "their pages are")))
 	}
 	if len(m.Interrupted) > 0 {
-		parts = append(parts, fmt.Sprintf("Cut off by a crash, not sent again to avoid a duplicate: %s.", strings.Join(m.Interrupted, ", ")))
+		parts = append(parts, fmt.Sprintf("May not have arrived (cut off before the mail server answered), not sent again to avoid a duplicate: %s.",
+			strings.Join(m.Interrupted, ", ")))
 	}
 	return strings.Join(parts, " ")
 }

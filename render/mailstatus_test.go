@@ -25,7 +25,7 @@ func TestMailStatusText(t *testing.T) {
 		{"given up and cut off", MailStatus{GivenUp: []string{"2026-11-18"}, GivenUpWhy: "not sent within 3 days of being built",
 			Interrupted: []string{"2026-11-19"}},
 			"Given up: 2026-11-18 (not sent within 3 days of being built); its page is on the site. " +
-				"Cut off by a crash, not sent again to avoid a duplicate: 2026-11-19."},
+				"May not have arrived (cut off before the mail server answered), not sent again to avoid a duplicate: 2026-11-19."},
 	}
 	for _, tt := range tests {
 		if got := tt.m.Text(now); got != tt.want {

@@ -12,19 +12,20 @@ import (
 )
 
 const digestColumns = "user, date, since, built_at, notices, entry_count, rendered_at, send_wanted, sent_at, send_error, send_started, " +
-	"send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
+	"send_data_end, send_attempts, send_failed_at, send_permanent, send_given_up, send_given_up_why, problems, left_out, backlogs"
 
 func scanDigest(row scanner) (domain.Digest, error) {
 	var d domain.Digest
-	var since, built, rendered, sent, started, failed, givenUp int64
+	var since, built, rendered, sent, started, dataEnded, failed, givenUp int64
 	var wanted, permanent int
 	var notices, problems, backlogs string
 	if err := row.Scan(&d.User, &d.Date, &since, &built, &notices, &d.EntryCount, &rendered, &wanted, &sent, &d.SendError, &started,
-		&d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs); err != nil {
+		&dataEnded, &d.SendAttempts, &failed, &permanent, &givenUp, &d.SendGivenUpWhy, &problems, &d.LeftOut, &backlogs); err != nil {
 		return d, err
 	}
 	d.Since, d.BuiltAt, d.RenderedAt, d.SentAt = fromUnix(since), fromUnix(built), fromUnix(rendered), fromUnix(sent)
-	d.SendStarted, d.SendFailedAt, d.SendGivenUp = fromUnix(started), fromUnix(failed), fromUnix(givenUp)
+	d.SendStarted, d.SendDataEnded = fromUnix(started), fromUnix(dataEnded)
+	d.SendFailedAt, d.SendGivenUp = fromUnix(failed), fromUnix(givenUp)
 	d.SendWanted, d.SendPermanent = wanted != 0, permanent != 0
 	return d, store.DecodeNotes(&d, []byte(notices), []byte(problems), []byte(backlogs))
 }
@@ -37,7 +38,7 @@ var digestsWhere = store.DigestsWhere{
 	Unrendered:  "WHERE rendered_at = 0 ORDER BY built_at, user",
 	Unsent:      "WHERE send_wanted = 1 AND sent_at = 0 AND send_started = 0 AND send_given_up = 0 ORDER BY built_at, user",
 	NotSent:     "WHERE send_wanted = 1 AND sent_at = 0 AND (send_given_up = 0 OR send_given_up >= ?) ORDER BY built_at, user",
-	Interrupted: "WHERE send_wanted = 1 AND sent_at = 0 AND send_started != 0 ORDER BY built_at, user",
+	Interrupted: "WHERE send_wanted = 1 AND sent_at = 0 AND send_data_end != 0 ORDER BY built_at, user",
 }
 
 // queryDigests lists the digests where picks (see store.DigestLists).
@@ -68,16 +69,43 @@ func (s *Store) HasDigest(ctx context.Context, user, date string) (bool, error) 
 	return n > 0, nil
 }
 
-// BeginSend records, before the SMTP conversation, that a send started.
-// ErrSendTaken when one has begun already, or the digest was sent.
+// BeginSend claims the send of a digest for this run (see store.Store).
+// ErrSendTaken when this run holds the claim already, or the digest was
+// sent or its data ended. The claims of a run that died are released
+// when the next one opens the file (releaseDeadClaims).
 func (s *Store) BeginSend(ctx context.Context, user, date string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ? AND send_started = 0 AND sent_at = 0",
+	return s.sendStep(ctx, "UPDATE digests SET send_started = ? WHERE user = ? AND date = ? AND send_started = 0 AND sent_at = 0",
 		unix(now), user, date)
+}
+
+// EndSendData records that the message's data is about to end (see
+// store.Store). ErrSendTaken without this run's claim.
+func (s *Store) EndSendData(ctx context.Context, user, date string, now time.Time) error {
+	return s.sendStep(ctx, `UPDATE digests SET send_data_end = ? WHERE user = ? AND date = ?
+		AND send_started != 0 AND send_data_end = 0 AND sent_at = 0`, unix(now), user, date)
+}
+
+// sendStep runs the update of a send's claim, args ending in the user
+// and the date: ErrSendTaken when it changed no row.
+func (s *Store) sendStep(ctx context.Context, update string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, update, args...)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, user, date)
+		return fmt.Errorf("%w: %s %s", store.ErrSendTaken, args[len(args)-2], args[len(args)-1])
+	}
+	return nil
+}
+
+// releaseDeadClaims frees the sends claimed by a run that died before
+// the message's data ended: the run lock is this process's alone, so
+// every claim found when opening is a dead run's, and the server cannot
+// have taken a message whose data did not end.
+func (s *Store) releaseDeadClaims(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE digests SET send_started = 0 WHERE send_started != 0 AND send_data_end = 0 AND sent_at = 0")
+	if err != nil {
+		return fmt.Errorf("release the sends of a run that died: %w", err)
 	}
 	return nil
 }
@@ -97,7 +125,7 @@ func (s *Store) MarkSent(ctx context.Context, user, date string, now time.Time) 
 // MarkSendFailed records a failed attempt to send a digest at now: one
 // more attempt, its error, and whether the failure was permanent.
 func (s *Store) MarkSendFailed(ctx context.Context, user, date string, now time.Time, why string, permanent bool) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE digests SET send_error = ?, send_started = 0, send_attempts = send_attempts + 1,
+	_, err := s.db.ExecContext(ctx, `UPDATE digests SET send_error = ?, send_started = 0, send_data_end = 0, send_attempts = send_attempts + 1,
 		send_failed_at = ?, send_permanent = ? WHERE user = ? AND date = ?`, why, unix(now), boolInt(permanent), user, date)
 	return err
 }

@@ -160,7 +160,7 @@ const forgetBare = `DELETE FROM entries WHERE feed_id = ?1 AND overflow = 1 AND 
 			AND NOT EXISTS (SELECT 1 FROM withheld_entries w WHERE w.user = s.user AND w.entry_id = entries.id))
 		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
 			WHERE de.user = s.user AND de.entry_id = entries.id
-			AND (d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0)))))`
+			AND (d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_data_end = 0)))))`
 
 // storedLikeQuery finds the feed's (?1) entries whose key is one of ?2
 // or whose link is one of ?3 (JSON lists), in the order they were stored.
@@ -385,7 +385,7 @@ func (s *Store) updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error
 // stillNeeded selects the entries that a digest not yet rendered, or not
 // yet sent, still has to show.
 const stillNeeded = `SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
-	WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_started = 0)`
+	WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_data_end = 0)`
 
 // Prune deletes entries first seen before cutoff, and with them their
 // digests' links, except those a digest still waits to render or send.

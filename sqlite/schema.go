@@ -228,6 +228,13 @@ var migrations = []string{
 	// how many (domain.Digest.Backlogs), so that its page, written again,
 	// still says so. A JSON array, as notices are.
 	`ALTER TABLE digests ADD COLUMN backlogs TEXT NOT NULL DEFAULT '[]';`,
+	// 21: a send is claimed before the SMTP conversation (send_started) and
+	// in doubt only from just before the end of the message's data
+	// (send_data_end): a run that died before that leaves the digest to
+	// be sent again. A send cut off under an older program is kept in
+	// doubt, as it was.
+	`ALTER TABLE digests ADD COLUMN send_data_end INTEGER NOT NULL DEFAULT 0;
+	UPDATE digests SET send_data_end = send_started WHERE send_started != 0 AND sent_at = 0;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -79,6 +79,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("state %s: %w", path, explainDamage(path, err))
 	}
+	if err := s.releaseDeadClaims(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
 	return s, nil
 }
 

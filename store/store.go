@@ -75,13 +75,17 @@ type Reader interface {
 	// Unrendered lists digests whose pages are not written yet, oldest first.
 	Unrendered(ctx context.Context) ([]domain.Digest, error)
 	// Unsent lists digests that want sending, are not sent yet, were not
-	// given up, and whose last attempt (if any) failed cleanly; oldest first.
+	// given up, and whose last attempt (if any) failed cleanly or was
+	// cut off before the end of the message's data (its run died);
+	// oldest first.
 	Unsent(ctx context.Context) ([]domain.Digest, error)
 	// NotSent lists every digest that wants sending and is not sent: those
 	// still to be tried, those cut off by a crash, and those given up at
 	// or after since; oldest first. For showing why mail did not go out.
 	NotSent(ctx context.Context, since time.Time) ([]domain.Digest, error)
-	// InterruptedSends lists digests whose send was cut off by a crash.
+	// InterruptedSends lists digests whose send was cut off between the
+	// end of the message's data and the server's answer (EndSendData
+	// without MarkSent).
 	InterruptedSends(ctx context.Context) ([]domain.Digest, error)
 	// DigestListing returns what a digest lists (an entry with
 	// Fragments without its raw texts, which only serve to make them):
@@ -195,11 +199,19 @@ type Store interface {
 	BuildDigest(ctx context.Context, user, date string, now time.Time, sendWanted bool, sieve Sieve) (domain.Digest, error)
 	// MarkRendered records that a digest's pages (and outbox file) are written.
 	MarkRendered(ctx context.Context, user, date string, now time.Time) error
-	// BeginSend records, before the SMTP conversation, that a send started.
-	// ErrSendTaken when a send of the digest has begun already (and not
-	// failed) or it was sent: a digest is mailed at most once, whichever
-	// run asks.
+	// BeginSend claims the send of a digest for this run, before the
+	// SMTP conversation. ErrSendTaken when a live run holds the claim,
+	// when the message's data ended already (EndSendData) or when it was
+	// sent: a digest is mailed at most once, whichever run asks. A claim
+	// whose run died before the end of the data is free: nothing can
+	// have reached the server.
 	BeginSend(ctx context.Context, user, date string, now time.Time) error
+	// EndSendData records, just before the end of the message's data
+	// goes to the server, that from now on the server may have taken
+	// it: a send cut off after this is not repeated (InterruptedSends).
+	// ErrSendTaken when this run does not hold the claim (BeginSend):
+	// the caller must not end the data then.
+	EndSendData(ctx context.Context, user, date string, now time.Time) error
 	// MarkSent records a digest sent at now.
 	MarkSent(ctx context.Context, user, date string, now time.Time) error
 	// MarkSendFailed records a failed attempt to send a digest at now: one

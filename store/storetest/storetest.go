@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
 		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
+		{"SendOfADeadRunIsFreeUntilItsDataEnded", testSendOfADeadRunIsFreeUntilItsDataEnded},
 		{"AttemptMarkLastsUntilThePollIsSaved", testAttemptMarkLastsUntilThePollIsSaved},
 		{"AttemptMarkCountsReadsCutShortInARow", testAttemptMarkCountsReadsCutShortInARow},
 		{"FeedRecordsSavedTogether", testFeedRecordsSavedTogether},
@@ -697,8 +698,8 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 }
 
 // A digest is listed as unrendered until its pages are written, and as
-// unsent until it is sent; a send that started and never ended is
-// interrupted, and not tried again.
+// unsent until it is sent; a send whose data ended and that never got
+// its answer is interrupted, and not tried again.
 func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	s := fresh(t, newStore)
 	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
@@ -741,6 +742,12 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	if got := dates(s.Unsent(ctx)); len(got) != 0 {
 		t.Errorf("a send in progress is to be sent again: %v", got)
 	}
+	if got := dates(s.InterruptedSends(ctx)); len(got) != 0 {
+		t.Errorf("a send claimed whose data did not end is interrupted: %v", got)
+	}
+	if err := s.EndSendData(ctx, "ada", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
 	if got := dates(s.InterruptedSends(ctx)); !slices.Equal(got, []string{"ada/2026-11-21"}) {
 		t.Errorf("interrupted %v", got)
 	}
@@ -762,6 +769,70 @@ func testDigestsRenderedAndSent(t *testing.T, newStore NewStore) {
 	ds, err := s.Digests(ctx, "ada")
 	if err != nil || len(ds) != 1 || !ds[0].SentAt.Equal(t0.Add(time.Minute)) || !ds[0].RenderedAt.Equal(t0) || !ds[0].SendWanted {
 		t.Errorf("digest record %+v (%v)", ds, err)
+	}
+}
+
+// A run that dies holding the claims of two sends, one before the end of
+// its message's data and one after, leaves the first to the next run
+// (the server cannot have taken it) and the second in doubt, for good.
+// A run ends a message's data only under its own claim.
+func testSendOfADeadRunIsFreeUntilItsDataEnded(t *testing.T, newStore NewStore) {
+	s, reopen := newStore(t)
+	subscribe(t, s, map[string][]string{"ada": {"https://a.example/feed"}, "bob": {"https://a.example/feed"}}, t0)
+	for _, user := range []string{"ada", "bob"} {
+		if _, err := s.BuildDigest(ctx, user, "2026-11-21", t0, true, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BeginSend(ctx, user, "2026-11-21", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.EndSendData(ctx, "bob", "2026-11-21", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndSendData(ctx, "bob", "2026-11-21", t0); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("the data of a send ended twice: %v, want ErrSendTaken", err)
+	}
+	// The run dies here.
+	s.Close()
+	s = reopen(t)
+	keys := func(ds []domain.Digest, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.User)
+		}
+		return out
+	}
+	if got := keys(s.Unsent(ctx)); !slices.Equal(got, []string{"ada"}) {
+		t.Errorf("unsent after the run died %v, want ada's (its data never ended)", got)
+	}
+	if got := keys(s.InterruptedSends(ctx)); !slices.Equal(got, []string{"bob"}) {
+		t.Errorf("interrupted after the run died %v, want bob's", got)
+	}
+	if err := s.EndSendData(ctx, "ada", "2026-11-21", t0); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("the data of a send ended without a claim: %v, want ErrSendTaken", err)
+	}
+	if err := s.BeginSend(ctx, "bob", "2026-11-21", t0.Add(time.Hour)); !errors.Is(err, store.ErrSendTaken) {
+		t.Errorf("a send in doubt begun again: %v, want ErrSendTaken", err)
+	}
+	if err := s.BeginSend(ctx, "ada", "2026-11-21", t0.Add(time.Hour)); err != nil {
+		t.Fatalf("the send of a dead run begun again: %v", err)
+	}
+	if got := keys(s.Unsent(ctx)); len(got) != 0 {
+		t.Errorf("a send claimed again is still unsent: %v", got)
+	}
+	if err := s.EndSendData(ctx, "ada", "2026-11-21", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkSent(ctx, "ada", "2026-11-21", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(s.InterruptedSends(ctx)); !slices.Equal(got, []string{"bob"}) {
+		t.Errorf("interrupted after ada's send %v, want bob's alone", got)
 	}
 }
 
