@@ -334,8 +334,10 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 			var why string
 			switch {
 			case !ended:
-			case q.method == "GET" && q.status == 200 && len(q.links) > 0 && !lastOK.IsZero() &&
+			case q.method == "GET" && q.status == 200 && f.kind.window > 0 && len(q.links) >= f.kind.window && !lastOK.IsZero() &&
 				!slices.ContainsFunc(q.links, func(l string) bool { return seen[l] }):
+				// A full window of entries none of which was seen: it rolled
+				// past some.
 				gap := max(q.at.Sub(lastOK)/2, time.Hour)
 				due, why = q.at.Add(gap), fmt.Sprintf("overflow: no entry of the body seen before, %s after the last poll", q.at.Sub(lastOK))
 			case q.method == "GET" && okBefore && q.status != 200 && q.status != 304 && q.status != 410 && (q.status == 0 || q.status == 404 || q.status == 429 || q.status >= 500):
@@ -351,7 +353,7 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 			for _, l := range q.links {
 				seen[l] = true
 			}
-			if ended && (q.status == 200 || q.status == 304) {
+			if ended && (q.status == 200 || q.status == 304) && q.method == "GET" {
 				lastOK, okBefore = q.at, true
 			} else if ended && q.method == "GET" {
 				okBefore = false

@@ -25,14 +25,14 @@ import (
 )
 
 // simSchedule is the times of the scheduled runs: the first two days and
-// one day in five hourly, the others one run at the start's hour (cron's
+// one day in eight hourly, the others one run at the start's hour (cron's
 // daily run, which every user is due at), and the last day hourly, so
 // that retries and the last digests' sends end inside the horizon.
 func simSchedule(s *simSetup, days int) []time.Time {
 	var out []time.Time
 	for d := range days {
 		day := s.start.Add(time.Duration(d) * 24 * time.Hour)
-		if d < 2 || d == days-1 || s.rng.IntN(5) == 0 {
+		if d < 2 || d == days-1 || s.rng.IntN(8) == 0 {
 			for h := range 24 {
 				out = append(out, day.Add(time.Duration(h)*time.Hour))
 			}
