@@ -215,6 +215,7 @@ func (r *simRunner) check() []simViolation {
 	out = append(out, r.died...)
 	out = append(out, r.checkRequests()...)
 	out = append(out, r.checkExtraPolls()...)
+	out = append(out, r.checkPoliteness()...)
 	return out
 }
 
@@ -369,6 +370,20 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 				out = append(out, simViolation{what: "extra poll missing", feed: f.name, at: q.at,
 					story: fmt.Sprintf("%s [%s]: %s at %s: a poll was due by %s, and the run to the end at %s did not poll it", f.name, f.kind, why, q.at.Format(time.RFC3339), due.Format(time.RFC3339), e.Format(time.RFC3339))})
 			}
+		}
+	}
+	return out
+}
+
+// checkPoliteness: at most per_host (2) requests in flight per host.
+func (r *simRunner) checkPoliteness() []simViolation {
+	var out []simViolation
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	for k, n := range r.w.maxFlight {
+		if n > 2 {
+			out = append(out, simViolation{what: "politeness", feed: fmt.Sprintf("host %d", k[0]),
+				story: fmt.Sprintf("%d requests in flight at once on host %d in the run at %s (per_host = 2)", n, k[0], r.w.runs[k[1]].at.Format(time.RFC3339))})
 		}
 	}
 	return out

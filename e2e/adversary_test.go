@@ -69,6 +69,7 @@ type simKind struct {
 	sloppy    bool   // ill-formed XML: bare ampersands, undeclared entities, control characters
 	edits     bool   // posts edited after publication, some deleted
 	gone      bool   // answers 410 from some time on
+	moved     bool   // moves for good (301) from some time on
 }
 
 // base is the kind's family: compliant, churn, ignore, ignore-fixed or
@@ -100,7 +101,7 @@ func (k simKind) tags() []string {
 	}{{k.rebuild, "rebuild"}, {k.spells, "spells"}, {k.noHead, "no-head"}, {k.slow, "slow"},
 		{k.headErr != 0, fmt.Sprintf("head-%d", k.headErr)}, {k.staleHead, "stale-head"}, {k.noDate, "no-date"},
 		{k.encoding != "", k.encoding}, {k.maxAge > 0, fmt.Sprintf("max-age-%d", k.maxAge)}, {k.blog, "blog"},
-		{k.noGuid, "no-guid"}, {k.sloppy, "sloppy"}, {k.edits, "edits"}, {k.gone, "gone"}} {
+		{k.noGuid, "no-guid"}, {k.sloppy, "sloppy"}, {k.edits, "edits"}, {k.gone, "gone"}, {k.moved, "moved"}} {
 		if t.on {
 			tags = append(tags, t.name)
 		}
@@ -135,6 +136,7 @@ type simFeed struct {
 	latency  time.Duration
 	fixedLM  time.Time
 	goneAt   time.Time // zero: never
+	movedAt  time.Time // from then on 301 onto /fN-new.xml; zero: never
 
 	// What a cache in front of the origin answers a HEAD with: the
 	// validators of the GET it last saw (under simWorld.mu).
@@ -270,6 +272,7 @@ type simReq struct {
 	servedEntrys bool // a 200 to a GET: links were in the body sent
 	date         time.Time // the answer's Date header (zero: none sent)
 	staleHead    bool      // a HEAD answered from the cache, with an old GET's validators
+	path         string    // /f3.xml, /f3-new.xml, /f3-mirror.xml
 }
 
 type simRun struct {
@@ -289,6 +292,8 @@ type simWorld struct {
 	runs   []simRun
 	log    []simReq
 	killer *simKiller
+	// Requests in flight, and the most at once, per host and run.
+	inFlight, maxFlight map[[2]int]int
 }
 
 func simHash(b []byte) string {
@@ -303,6 +308,7 @@ func (w *simWorld) handler(host int) http.Handler {
 		if page {
 			name = strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), ".html")
 		}
+		name, variant, _ := strings.Cut(name, "-") // f3-new, f3-mirror
 		i := slices.IndexFunc(w.feeds, func(f *simFeed) bool { return f.host == host && f.name == name })
 		if i < 0 {
 			http.NotFound(rw, r)
@@ -328,7 +334,9 @@ func (w *simWorld) handler(host int) http.Handler {
 			fmt.Fprintf(rw, `<!doctype html><html><head><title>%s</title><link rel="alternate" type="application/rss+xml" href="%s"></head><body><p>A site.</p></body></html>`, f.name, f.path())
 			return
 		}
-		req := simReq{run: run, at: now, feed: i, method: r.Method,
+		w.flight(host, run, 1)
+		defer w.flight(host, run, -1)
+		req := simReq{run: run, at: now, feed: i, method: r.Method, path: r.URL.Path,
 			inm: r.Header.Get("If-None-Match"), ims: r.Header.Get("If-Modified-Since")}
 		req.conditional = req.inm != "" || req.ims != ""
 		body, changed, links := f.content(now, w.start)
@@ -381,12 +389,28 @@ func (w *simWorld) handler(host int) http.Handler {
 				return
 			}
 		}
+		// Redirects: a feed moved for good (301) from some time on; spells
+		// of a temporary one (302) onto a mirror, or of a loop.
+		if !f.movedAt.IsZero() && !now.Before(f.movedAt) && variant == "" {
+			req.status = http.StatusMovedPermanently
+			http.Redirect(rw, r, "/"+f.name+"-new.xml", req.status)
+			return
+		}
+		if s := f.spell(now); s != nil && (s.status == simTemporary || s.status == simLoop) && variant != "mirror" {
+			req.status = http.StatusFound
+			to := "/" + f.name + "-mirror.xml"
+			if s.status == simLoop {
+				to = r.URL.Path
+			}
+			http.Redirect(rw, r, to, req.status)
+			return
+		}
 		if !f.goneAt.IsZero() && !now.Before(f.goneAt) {
 			req.status = http.StatusGone
 			http.Error(rw, "gone", req.status)
 			return
 		}
-		if s := f.spell(now); s != nil {
+		if s := f.spell(now); s != nil && s.status != simTemporary {
 			switch s.status {
 			case simDrop:
 				// The connection dropped without an answer.
@@ -489,7 +513,22 @@ func (w *simWorld) handler(host int) http.Handler {
 const (
 	simDrop = -1 // the connection is closed without an answer
 	simHang = -2 // no answer within the timeout
+	// Redirect spells.
+	simTemporary = -3 // 302 onto a mirror
+	simLoop      = -4 // 302 onto itself
 )
+
+// flight counts a host's requests in flight for a run, keeping the most.
+func (w *simWorld) flight(host, run, d int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.inFlight == nil {
+		w.inFlight, w.maxFlight = map[[2]int]int{}, map[[2]int]int{}
+	}
+	k := [2]int{host, run}
+	w.inFlight[k] += d
+	w.maxFlight[k] = max(w.maxFlight[k], w.inFlight[k])
+}
 
 // simFetchTimeout is the config's [fetch] timeout: short, so that a
 // server that hangs costs a run little.
@@ -620,6 +659,7 @@ func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 			k.sloppy = rng.IntN(6) == 0
 			k.edits = rng.IntN(4) == 0
 			k.gone = rng.IntN(15) == 0
+			k.moved = rng.IntN(8) == 0
 			if off[k.base()] {
 				continue
 			}
@@ -656,6 +696,8 @@ func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 					k.edits = false
 				case t == "gone":
 					k.gone = false
+				case t == "moved":
+					k.moved = false
 				}
 			}
 			f.kind = k
@@ -707,8 +749,11 @@ func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 			for range 1 + rng.IntN(1+days/20) {
 				from := start.Add(time.Duration(48+rng.IntN(hours-48))*time.Hour - 30*time.Minute)
 				f.spells = append(f.spells, simSpell{from: from, to: from.Add(time.Duration(1+rng.IntN(12)) * time.Hour),
-					status: []int{404, 500, 503, 429, simDrop, simHang}[rng.IntN(6)], retryAfter: rng.IntN(2) == 0})
+					status: []int{404, 500, 503, 429, simDrop, simHang, simTemporary, simLoop}[rng.IntN(8)], retryAfter: rng.IntN(2) == 0})
 			}
+		}
+		if f.kind.moved {
+			f.movedAt = start.Add(time.Duration(48+rng.IntN(hours-48)) * time.Hour)
 		}
 		if f.kind.gone {
 			f.goneAt = start.Add(time.Duration(48+rng.IntN(hours-48)) * time.Hour)
@@ -1004,6 +1049,8 @@ func (r *simRunner) checkRequests() []simViolation {
 			killedGet   bool                // a killed run was served a body since: what is stored is unsure
 			ignoring    bool                // has shown it ignores conditional GETs
 			after429    bool                // a HEAD was answered 429: the next request is a GET
+			moved       bool                // a 301 was answered to a run that ended
+			movedDone   bool                // and its target answered
 			gone        bool                // a GET was answered 410 in a run that ended
 			staleSaid   bool                // a poll ended on a HEAD whose cache hid a change
 			staleShown  bool                // and a GET since showed the change
@@ -1020,8 +1067,24 @@ func (r *simRunner) checkRequests() []simViolation {
 		}
 		sort.Ints(runsInOrder)
 		for _, run := range runsInOrder {
-			poll := prevByRun[run]
 			killed := w.runs[run].killed
+			// A redirect's hop is not a request of its own: the poll is
+			// the requests that were answered.
+			var poll []simReq
+			for _, q := range prevByRun[run] {
+				if q.status == http.StatusMovedPermanently && !killed {
+					moved = true
+				}
+				if moved && q.path == f.path() && movedDone {
+					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a %s of the old URL at %s, after a 301 whose target answered", q.method, w.runs[run].at.Format(time.RFC3339))})
+				}
+				if q.status/100 != 3 {
+					poll = append(poll, q)
+				}
+				if moved && !killed && q.path != f.path() && (q.status == 200 || q.status == 304) {
+					movedDone = true
+				}
+			}
 			at := w.runs[run].at.Format(time.RFC3339)
 			var methods []string
 			for _, q := range poll {
