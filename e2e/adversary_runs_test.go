@@ -74,8 +74,8 @@ type simKiller struct {
 	run     int // the run it watches; -1 when disarmed
 	tr      simTrigger
 	reqs    int
-	convs   int // conversations with the relay, in all
-	base    int // convs when armed
+	convs   int           // conversations with the relay, in all
+	base    int           // convs when armed
 	fired   chan struct{} // closed when the trigger fires
 	done    chan struct{} // closed when the process is dead
 	inDoubt []string      // Message-IDs whose data ended before the kill

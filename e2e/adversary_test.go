@@ -269,7 +269,7 @@ type simReq struct {
 	etag, lm     string // the validators answered (or that would have been)
 	bodyHash     string // of the feed's body at that time, sent or not
 	links        []string
-	servedEntrys bool // a 200 to a GET: links were in the body sent
+	servedEntrys bool      // a 200 to a GET: links were in the body sent
 	date         time.Time // the answer's Date header (zero: none sent)
 	staleHead    bool      // a HEAD answered from the cache, with an old GET's validators
 	path         string    // /f3.xml, /f3-new.xml, /f3-mirror.xml
