@@ -401,3 +401,13 @@ func simCopy(from, to string) error {
 }
 
 var simDigestID = regexp.MustCompile(`^<?digest-(\d{4}-\d{2}-\d{2})-([a-z]+)@`)
+
+// killPhases tells, per phase, the kills that landed inside a run and
+// those tried.
+func (r *simRunner) killPhases() string {
+	var out []string
+	for _, p := range []string{"planning", "polling", "building", "mailing"} {
+		out = append(out, fmt.Sprintf("%s %d/%d", p, r.hits[p], r.attempts[p]))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1314,8 +1314,8 @@ func TestAdversarialSimulation(t *testing.T) {
 					served++
 				}
 			}
-			t.Logf("seed %d: %d feeds, %d runs (%d killed, %d under load), %d requests, %d bodies, %s (%s in runs to the end); violations by class: %s",
-				seed, len(s.feeds), len(r.w.runs), r.kills, r.loaded, len(r.w.log), served, time.Since(began).Round(time.Millisecond), r.runTime.Round(time.Millisecond), simClasses(vs))
+			t.Logf("seed %d: %d days, %d feeds, %d runs (%d killed, %d under load; kills landed/tried by phase %s; %d resumed from the workflow's saved files), %d requests, %d bodies, %d emails, %s (%s in runs to the end); violations by class: %s",
+				seed, days, len(s.feeds), len(r.w.runs), r.kills, r.loaded, r.killPhases(), r.resumes, len(r.w.log), served, len(r.mail.Messages()), time.Since(began).Round(time.Millisecond), r.runTime.Round(time.Millisecond), simClasses(vs))
 			if len(vs) > 0 {
 				simTell(t, seed, r, vs)
 			}
