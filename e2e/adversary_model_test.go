@@ -18,21 +18,25 @@ type simBuild struct {
 	key string
 }
 
-// builds are the runs at which u's digests were built: at the first run,
-// then at the first run whose digest date is later than the last one's;
-// with killedToo, killed runs count (they may have built before dying).
-func (r *simRunner) builds(u simUser, killedToo bool) []simBuild {
-	var out []simBuild
+// builds are, for each of u's digest dates in order, the first run
+// whose date it is (starts) and the first run to the end from then on
+// (ends): a digest is built at one of the runs between, the last of them
+// at the latest (the ones before it were killed, before or after
+// building).
+func (r *simRunner) builds(u simUser) (starts, ends []simBuild) {
 	for _, run := range r.w.runs {
-		if run.killed && !killedToo {
+		key := u.digestKey(run.at)
+		if len(starts) == 0 || key > starts[len(starts)-1].key {
+			starts = append(starts, simBuild{run.at, key})
+		}
+		if run.killed {
 			continue
 		}
-		key := u.digestKey(run.at)
-		if len(out) == 0 || key > out[len(out)-1].key {
-			out = append(out, simBuild{run.at, key})
+		for len(ends) < len(starts) {
+			ends = append(ends, simBuild{run.at, starts[len(ends)].key})
 		}
 	}
-	return out
+	return starts, ends
 }
 
 func firstBuildFrom(bs []simBuild, t time.Time) string {
@@ -135,10 +139,10 @@ func (r *simRunner) check() []simViolation {
 		pages := simPages(r.t, filepath.Join(r.dir, "site"), u.name)
 		dates := simPageDates(filepath.Join(r.dir, "site"), u.name)
 		built[u.name] = dates
-		lo, hi := r.builds(u, true), r.builds(u, false)
+		starts, ends := r.builds(u)
 		first := ""
-		if len(hi) > 0 {
-			first = hi[0].key
+		if len(starts) > 0 {
+			first = starts[0].key
 		}
 		for fi, f := range s.feeds {
 			subscribed := slices.Contains(u.feeds, fi)
@@ -173,7 +177,7 @@ func (r *simRunner) check() []simViolation {
 				}
 				// Served: in the first digest built at or after, exactly once
 				// (a run that was killed may have built it).
-				wantLo, wantHi := firstBuildFrom(lo, served), firstBuildFrom(hi, served)
+				wantLo, wantHi := firstBuildFrom(ends, served), firstBuildFrom(starts, served)
 				suspect := r.suspect[fi]
 				if ok {
 					switch {
@@ -193,7 +197,7 @@ func (r *simRunner) check() []simViolation {
 				// On time: the first digest built after the post was
 				// published, while the feed was healthy and carried the
 				// post, must hold it, whether or not a run was served it.
-				for _, b := range lo {
+				for _, b := range starts {
 					if b.at.Before(p.at) || !dates[b.key] {
 						continue
 					}
