@@ -29,6 +29,11 @@ type Entry struct {
 	// was stored without its texts and never gains them (see store).
 	// Read and written only by a copy of a whole state (migrate).
 	Overflow bool
+	// LeftAt is when the feed's body stopped listing the entry, zero
+	// while its latest body lists it: its retention runs from then (see
+	// store.Store.Prune). Read and written only by a copy of a whole
+	// state (migrate).
+	LeftAt time.Time
 }
 
 // Enclosure is a file an entry carries (RSS <enclosure>, Atom

@@ -342,7 +342,12 @@ func (p *pass) record(ctx context.Context, claim *store.Work, f domain.Feed, res
 		return store.SaveStats{}, err
 	}
 	defer tx.Rollback()
-	stats, err := tx.SaveEntries(ctx, entries, p.opts.Now, p.cfg.MaxEntriesPerFeed)
+	save := tx.SaveEntries
+	if res.Partial {
+		// A delta: the entries it leaves out are still the feed's.
+		save = tx.SavePartial
+	}
+	stats, err := save(ctx, entries, p.opts.Now, p.cfg.MaxEntriesPerFeed)
 	if err != nil {
 		return store.SaveStats{}, err
 	}

@@ -110,12 +110,36 @@ const forgetBare = `DELETE FROM entries e WHERE e.feed_id = $1 AND e.overflow AN
 			WHERE de.user_name = s.user_name AND de.entry_id = e.id
 			AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_data_end IS NULL)))))`
 
+// markListed records which of the feed's ($1) stored entries its body
+// just saved lists (the keys $3, as PlanSave stored them): those that
+// had left it (left_at, when) are listed again (null), and, when the
+// body is whole ($4), those listed that it no longer lists left it at
+// $2. Only the entries whose state changes are written (a new version of
+// a row is for the server to vacuum), each found by an index: the listed
+// ones of the feed (entries_listed, as many as its body) and the
+// returning ones by key; a body like the last writes none.
+const markListed = `UPDATE entries SET left_at = CASE WHEN left_at IS NULL THEN $2::timestamptz END WHERE id IN (
+	SELECT id FROM entries WHERE feed_id = $1 AND left_at IS NULL AND $4 AND key <> ALL($3)
+	UNION ALL SELECT id FROM entries WHERE feed_id = $1 AND left_at IS NOT NULL AND key = ANY($3))`
+
 // SaveEntries stores entries of the feed first seen at now, with their
 // fragments, and says what it found (see store.PollTx): one round trip
 // to find the stored entries they may be (store.PlanSave), one for the
 // whole body, and the entries stored without texts that are no longer
-// needed forgotten with it.
+// needed forgotten with it, and which entries the feed lists marked
+// (markListed).
 func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
+	return t.save(ctx, entries, now, withTexts, true)
+}
+
+// SavePartial is SaveEntries for a body listing only what changed (see
+// store.PollTx): an entry it does not list has not left the feed.
+func (t *pollTx) SavePartial(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
+	return t.save(ctx, entries, now, withTexts, false)
+}
+
+// save is SaveEntries of a whole body, or of a partial one.
+func (t *pollTx) save(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int, whole bool) (store.SaveStats, error) {
 	var st store.SaveStats
 	if len(entries) == 0 {
 		return st, nil
@@ -161,6 +185,7 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 			})
 	}
 	batch.Queue(forgetBare, t.feedID, at(now.Add(-store.BareKept)), keys)
+	batch.Queue(markListed, t.feedID, at(now), keys, whole)
 	if err := t.conn.SendBatch(ctx, batch).Close(); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: %w", t.feedID, err)
 	}
@@ -354,10 +379,14 @@ func feedArgs(f domain.Feed) []any {
 const stillNeeded = `EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user_name = de.user_name AND d.date = de.date
 	WHERE de.entry_id = e.id AND (d.rendered_at IS NULL OR (d.send_wanted AND d.sent_at IS NULL AND d.send_data_end IS NULL)))`
 
-// Prune deletes entries first seen before cutoff, and with them their
-// digests' links, except those a digest still waits to render or send.
+// Prune deletes entries first seen before cutoff that their feed's body
+// stopped listing before it, or whose feed has no subscriber, and with
+// them their digests' links, except those a digest still waits to render
+// or send (see store.Store.Prune).
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM entries e WHERE e.first_seen < $1 AND NOT `+stillNeeded, at(cutoff))
+	tag, err := s.pool.Exec(ctx, `DELETE FROM entries e WHERE e.first_seen < $1
+		AND (e.left_at < $1 OR NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = e.feed_id))
+		AND NOT `+stillNeeded, at(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
 	}

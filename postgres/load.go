@@ -106,7 +106,8 @@ func loadEntries(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE entries_in (id bigint, feed_id bigint, key text, title text,
 		link text, author text, published timestamptz, first_seen timestamptz, enclosures jsonb, content text,
 		summary text, fragment_rules integer, shown_title text, shown_html text, shown_excerpt text,
-		shown_links text[], shown_whole boolean, shown_words integer, categories text, overflow boolean) ON COMMIT DROP`); err != nil {
+		shown_links text[], shown_whole boolean, shown_words integer, categories text, overflow boolean,
+		left_at timestamptz) ON COMMIT DROP`); err != nil {
 		return err
 	}
 	var encodeErr error
@@ -114,21 +115,21 @@ func loadEntries(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Load
 	n.Entries, err = copyRows(ctx, tx, "entries_in",
 		[]string{"id", "feed_id", "key", "title", "link", "author", "published", "first_seen", "enclosures", "content",
 			"summary", "fragment_rules", "shown_title", "shown_html", "shown_excerpt", "shown_links", "shown_whole", "shown_words",
-			"categories", "overflow"},
+			"categories", "overflow", "left_at"},
 		src.DumpEntries(ctx), func(e domain.Entry) []any {
 			enclosures, err := encodeEnclosures(e.Enclosures)
 			encodeErr = errors.Join(encodeErr, err)
 			f := e.Fragments
 			return []any{e.ID, e.FeedID, e.Key, e.Title, e.Link, e.Author, at(e.Published), at(e.FirstSeen), enclosures,
 				e.Content, e.Summary, f.Rules, f.Title, f.HTML, f.Excerpt, linksOf(f), f.Whole, f.Words,
-				store.EncodeCategories(e.Categories), e.Overflow}
+				store.EncodeCategories(e.Categories), e.Overflow, at(e.LeftAt)}
 		})
 	if err = errors.Join(err, encodeErr); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO entries (id, feed_id, key, title, link, author, published, first_seen, enclosures,
-		categories, overflow) OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published, first_seen,
-		enclosures, categories, overflow FROM entries_in`); err != nil {
+		categories, overflow, left_at) OVERRIDING SYSTEM VALUE SELECT id, feed_id, key, title, link, author, published,
+		first_seen, enclosures, categories, overflow, left_at FROM entries_in`); err != nil {
 		return err
 	}
 	// An entry with fragments has texts too (those it was made from), or

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -52,7 +53,8 @@ func TestContract(t *testing.T) {
 		reopen := func(t *testing.T) store.Store { return open(t, url) }
 		return reopen(t), reopen
 	})
-	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyDatabase})
+	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyDatabase,
+		Time: func(at time.Time) string { return "'" + at.UTC().Format(time.RFC3339) + "'" }})
 }
 
 // emptyDatabase makes a database of the schema version, its tables not

@@ -262,6 +262,12 @@ var migrations = []string{
 	// off under an older program is kept in doubt, as it was.
 	`ALTER TABLE digests ADD COLUMN send_claim text, ADD COLUMN send_data_end timestamptz;
 	UPDATE digests SET send_data_end = send_started WHERE send_started IS NOT NULL AND sent_at IS NULL;`,
+	// 17 (SQLite's 22): when the feed's body stopped listing an entry
+	// (null while its latest body lists it), from which its retention
+	// runs (see store.Store.Prune). Entries stored before are taken as
+	// listed, as SQLite's are (see there why).
+	`ALTER TABLE entries ADD COLUMN left_at timestamptz;
+	CREATE INDEX entries_listed ON entries (feed_id) WHERE left_at IS NULL;`,
 }
 
 // schemaVersion is the version a migrated database has.

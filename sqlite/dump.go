@@ -38,13 +38,13 @@ func (s *Store) DumpDigests(ctx context.Context) ([]domain.Digest, error) {
 	return s.queryDigests(ctx, "ORDER BY user, date")
 }
 
-// DumpEntries yields every entry with its texts, enclosures, fragments
-// and first-seen time.
+// DumpEntries yields every entry with its texts, enclosures, fragments,
+// first-seen time and when its feed stopped listing it.
 func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] {
 	return func(yield func(domain.Entry, error) bool) {
 		rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.feed_id, f.url, e.key, e.title, e.link, e.content,
 			t.content_z, e.summary, t.summary_z, e.author, e.published, e.first_seen, e.enclosures,
-			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z, e.categories, e.overflow
+			COALESCE(t.fragment_rules, 0), COALESCE(t.shown_title, ''), t.shown_z, e.categories, e.overflow, e.left_at
 			FROM entries e JOIN feeds f ON f.id = e.feed_id LEFT JOIN entry_texts t ON t.entry_id = e.id ORDER BY e.id`)
 		if err != nil {
 			yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))
@@ -53,12 +53,12 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 		defer rows.Close()
 		for rows.Next() {
 			var e domain.Entry
-			var pub, seen int64
+			var pub, seen, left int64
 			var contentZ, summaryZ, shownZ []byte
 			var enclosures, categories string
 			err := rows.Scan(&e.ID, &e.FeedID, &e.FeedURL, &e.Key, &e.Title, &e.Link, &e.Content, &contentZ,
 				&e.Summary, &summaryZ, &e.Author, &pub, &seen, &enclosures, &e.Fragments.Rules, &e.Fragments.Title, &shownZ,
-				&categories, &e.Overflow)
+				&categories, &e.Overflow, &left)
 			e.Categories = store.DecodeCategories(categories)
 			if err == nil {
 				e.Enclosures, err = decodeEnclosures(enclosures)
@@ -70,7 +70,7 @@ func (s *Store) DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error] 
 				yield(domain.Entry{}, fmt.Errorf("dump entries: %w", err))
 				return
 			}
-			e.Published, e.FirstSeen = fromUnix(pub), fromUnix(seen)
+			e.Published, e.FirstSeen, e.LeftAt = fromUnix(pub), fromUnix(seen), fromUnix(left)
 			if !yield(e, nil) {
 				return
 			}

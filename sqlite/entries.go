@@ -35,8 +35,21 @@ func (s *Store) BeginPoll(ctx context.Context, feedID int64) (store.PollTx, erro
 // text is refreshed but they are not shown again; new entries past the
 // withTexts newest are stored without texts. Then the entries stored
 // without texts that every subscriber was given, that no digest waits
-// for and that the feed no longer lists are forgotten (store.BareKept).
+// for and that the feed no longer lists are forgotten (store.BareKept),
+// and the stored entries the body no longer lists are marked as having
+// left the feed at now (markListed).
 func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
+	return t.save(ctx, entries, now, withTexts, true)
+}
+
+// SavePartial is SaveEntries for a body listing only what changed (see
+// store.PollTx): an entry it does not list has not left the feed.
+func (t *pollTx) SavePartial(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (store.SaveStats, error) {
+	return t.save(ctx, entries, now, withTexts, false)
+}
+
+// save is SaveEntries of a whole body, or of a partial one.
+func (t *pollTx) save(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int, whole bool) (store.SaveStats, error) {
 	if len(entries) == 0 {
 		return store.SaveStats{}, nil
 	}
@@ -56,6 +69,9 @@ func (t *pollTx) SaveEntries(ctx context.Context, entries []domain.Entry, now ti
 	list, _ := json.Marshal(keys)
 	if _, err := t.s.execHot(ctx, t.tx, forgetBare, t.feedID, unix(now.Add(-store.BareKept)), string(list)); err != nil {
 		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: forget entries stored without texts: %w", t.feedID, err)
+	}
+	if _, err := t.s.execHot(ctx, t.tx, markListed, t.feedID, unix(now), string(list), boolInt(whole)); err != nil {
+		return store.SaveStats{}, fmt.Errorf("save poll of feed %d: mark the entries the feed lists: %w", t.feedID, err)
 	}
 	if st.New > 0 {
 		if err := t.s.dropUnneededTexts(ctx, t.tx, t.feedID, withTexts); err != nil {
@@ -161,6 +177,17 @@ const forgetBare = `DELETE FROM entries WHERE feed_id = ?1 AND overflow = 1 AND 
 		OR EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
 			WHERE de.user = s.user AND de.entry_id = entries.id
 			AND (d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_data_end = 0)))))`
+
+// markListed records which of the feed's (?1) stored entries its body
+// just saved lists (the keys ?3, as PlanSave stored them): those that
+// had left it (left_at, when) are listed again (0), and, when the body
+// is whole (?4), those listed that it no longer lists left it at ?2.
+// Only the entries whose state changes are written, each found by an
+// index: the listed ones of the feed (entries_listed, as many as its
+// body) and the returning ones by key; a body like the last writes none.
+const markListed = `UPDATE entries SET left_at = CASE left_at WHEN 0 THEN ?2 ELSE 0 END WHERE id IN (
+	SELECT id FROM entries WHERE feed_id = ?1 AND left_at = 0 AND ?4 AND key NOT IN (SELECT value FROM json_each(?3))
+	UNION ALL SELECT id FROM entries WHERE feed_id = ?1 AND left_at != 0 AND key IN (SELECT value FROM json_each(?3)))`
 
 // storedLikeQuery finds the feed's (?1) entries whose key is one of ?2
 // or whose link is one of ?3 (JSON lists), in the order they were stored.
@@ -387,10 +414,14 @@ func (s *Store) updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error
 const stillNeeded = `SELECT de.entry_id FROM digest_entries de JOIN digests d ON d.user = de.user AND d.date = de.date
 	WHERE d.rendered_at = 0 OR (d.send_wanted = 1 AND d.sent_at = 0 AND d.send_data_end = 0)`
 
-// Prune deletes entries first seen before cutoff, and with them their
-// digests' links, except those a digest still waits to render or send.
+// Prune deletes entries first seen before cutoff that their feed's body
+// stopped listing before it, or whose feed has no subscriber, and with
+// them their digests' links, except those a digest still waits to render
+// or send (see store.Store.Prune).
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ? AND id NOT IN (`+stillNeeded+`)`, unix(cutoff))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ?1
+		AND ((left_at != 0 AND left_at < ?1) OR NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = entries.feed_id))
+		AND id NOT IN (`+stillNeeded+`)`, unix(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
 	}

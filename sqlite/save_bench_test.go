@@ -109,3 +109,47 @@ func BenchmarkUpdateFeeds(b *testing.B) {
 	}
 	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N)/100, "cpu-µs/poll")
 }
+
+// BenchmarkSaveSlidingBody measures saving one poll of a busy feed whose
+// body of 50 entries moved on by one: one new entry, 49 known, one no
+// longer listed (which the save marks as having left the feed), the
+// whole transaction, with 500 older entries of the feed stored.
+//
+//	go test -run '^$' -bench SaveSlidingBody -count 6 ./sqlite/
+func BenchmarkSaveSlidingBody(b *testing.B) {
+	s, feeds := benchState(b)
+	f := feeds[0]
+	const window, stored = 50, 500
+	entry := func(n int) domain.Entry {
+		key := fmt.Sprintf("urn:bench:%d", n)
+		return domain.Entry{Key: key, Title: "Entry " + key, Link: "https://site.example/" + key,
+			Content: "<p>text</p>", Published: t0.Add(time.Duration(n) * time.Minute)}
+	}
+	save := func(first int, now time.Time) {
+		entries := make([]domain.Entry, window)
+		for i := range entries {
+			entries[i] = entry(first + window - 1 - i)
+		}
+		tx, err := s.BeginPoll(ctx, f.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.SaveEntries(ctx, entries, now, 10); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.UpdateFeed(ctx, f); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for first := 0; first < stored; first += window {
+		save(first, t0)
+	}
+	cpu := processCPU()
+	for i := 0; b.Loop(); i++ {
+		save(stored+i, t0.Add(time.Duration(i)*time.Minute))
+	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/poll")
+}

@@ -235,6 +235,16 @@ var migrations = []string{
 	// doubt, as it was.
 	`ALTER TABLE digests ADD COLUMN send_data_end INTEGER NOT NULL DEFAULT 0;
 	UPDATE digests SET send_data_end = send_started WHERE send_started != 0 AND sent_at = 0;`,
+	// 22: when the feed's body stopped listing an entry (0 while its
+	// latest body lists it), from which its retention runs (see
+	// store.Store.Prune). Entries stored before are taken as listed: the
+	// state never kept which ones the latest body held, and taking one as
+	// gone when it is not would forget it in the retention period after
+	// the upgrade, to be shown again at the feed's next change (a blog
+	// quiet for two months). The feed's next changed body sets them
+	// right; those it no longer lists are kept a retention period more.
+	`ALTER TABLE entries ADD COLUMN left_at INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX entries_listed ON entries (feed_id) WHERE left_at = 0;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -89,7 +89,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // hotQueries are the statements run for every poll, and for every feed
 // of a digest page (see Store.hot).
 var hotQueries = append([]string{updateEntry, deleteAttempt, beginAttempt, updateFeedRecord, feedListing,
-	storedLikeQuery, forgetBare, subscribersDigests, pendingEntries}, slices.Collect(maps.Values(rowsStatements))...)
+	storedLikeQuery, forgetBare, markListed, subscribersDigests, pendingEntries}, slices.Collect(maps.Values(rowsStatements))...)
 
 // rowChunks are the row counts of the multi-row statements (a poll's
 // entries and their texts), each prepared once: n rows are written in

@@ -33,7 +33,8 @@ func TestContract(t *testing.T) {
 		open := func(t *testing.T) store.Store { return storetest.Open(t, Open, path) }
 		return open(t), open
 	})
-	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyFile})
+	storetest.RunMigrations(t, storetest.OldStates{Migrations: migrations, Empty: emptyFile,
+		Time: func(at time.Time) string { return fmt.Sprint(at.Unix()) }})
 }
 
 // emptyFile makes a state file of the schema version, its tables not
@@ -175,6 +176,7 @@ func TestPruneTakesTheDigestLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.MarkRendered(ctx, "ada", "2026-11-21", t0)
+	save(t, s, f, t0.Add(time.Hour), "id:new") // id:old leaves the feed
 	if n, _ := s.Prune(ctx, t0.AddDate(0, 0, 1)); n != 1 {
 		t.Fatalf("pruned %d, want 1", n)
 	}

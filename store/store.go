@@ -235,8 +235,14 @@ type Store interface {
 	// StaleFragments listed them: with their texts, which are stored
 	// again with the fragments.
 	SaveFragments(ctx context.Context, entries []domain.Entry) error
-	// Prune deletes entries first seen before cutoff, and with them their
-	// digests' links and the article claims (ClaimArticles) made before it, except those a digest still waits to render or send.
+	// Prune deletes entries first seen before cutoff whose feed's body
+	// stopped listing them before cutoff (see PollTx.SaveEntries), or whose
+	// feed nobody is subscribed to any more, and with them their digests'
+	// links and the article claims (ClaimArticles) made before it, except
+	// those a digest still waits to render or send. An entry its feed
+	// still lists is kept, however old: forgotten, it would come back as
+	// new at the feed's next change (a blog keeping its last ten posts for
+	// a year), shown twice, or shown after a first digest left it out.
 	Prune(ctx context.Context, cutoff time.Time) (int64, error)
 	// DropTexts forgets the full texts of entries first seen before
 	// cutoff, keeping what identifies them (so they are never shown again)
@@ -263,8 +269,16 @@ type PollTx interface {
 	// the withTexts newest keep their texts, the others are stored
 	// without (<= 0: all keep them); those are forgotten once every
 	// subscriber was given them, no digest waits for them, the feed no
-	// longer lists them and BareKept has passed.
+	// longer lists them and BareKept has passed. entries is the feed's
+	// whole body: the stored entries it lists (by key, or by link) are
+	// listed by the feed again, those it no longer lists left the feed at
+	// now, which starts their retention (Prune). A body without entries
+	// changes nothing (a broken page more often than a feed emptied).
 	SaveEntries(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (SaveStats, error)
+	// SavePartial is SaveEntries for a body that lists only what changed
+	// since the last (226 IM Used): an entry it does not list has not left
+	// the feed.
+	SavePartial(ctx context.Context, entries []domain.Entry, now time.Time, withTexts int) (SaveStats, error)
 	// UpdateFeed writes the feed record (of the feed the poll began with)
 	// and clears the poll's attempt mark.
 	UpdateFeed(ctx context.Context, f domain.Feed) error
@@ -425,8 +439,8 @@ type Dumper interface {
 	DumpSubscriptions(ctx context.Context) ([]Subscription, error)
 	// DumpDigests lists every digest, by user and date.
 	DumpDigests(ctx context.Context) ([]domain.Digest, error)
-	// DumpEntries yields every entry with its texts (those kept) and
-	// first-seen time, by ID.
+	// DumpEntries yields every entry with its texts (those kept),
+	// first-seen time and when its feed stopped listing it, by ID.
 	DumpEntries(ctx context.Context) iter.Seq2[domain.Entry, error]
 	// DumpGiven yields what each user was given: the entries of their
 	// digests, and those a first look passed over (withheld).

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"feeddigest/domain"
 	"feeddigest/store"
@@ -19,6 +20,8 @@ type OldStates struct {
 	// is of version: exec runs a statement in it, and open, once the
 	// statements are run, opens it as the next run would, migrating it.
 	Empty func(t *testing.T, version int) (exec func(stmt string) error, open func() store.Store)
+	// Time writes a time as an SQL literal of the back end's time columns.
+	Time func(time.Time) string
 }
 
 // old makes a state of the schema the migrations up to (not including)
@@ -48,6 +51,41 @@ func RunMigrations(t *testing.T, old OldStates) {
 	t.Run("MigrationCountsNoArticlePagesYet", func(t *testing.T) {
 		testMigrationCountsNoArticlePagesYet(t, old)
 	})
+	t.Run("MigrationTakesEntriesAsListed", func(t *testing.T) {
+		testMigrationTakesEntriesAsListed(t, old)
+	})
+}
+
+// A state from before pruning knew which entries a feed lists: its
+// entries are taken as listed, however old, since it never kept which
+// ones the feed's latest body held (one taken as gone that was not
+// would be forgotten and shown again at the feed's next change). The
+// feed's next body sets them right: those it no longer lists are kept
+// a retention period from then.
+func testMigrationTakesEntriesAsListed(t *testing.T, old OldStates) {
+	const url = "https://blog.example/feed"
+	entry := func(key string) string {
+		return fmt.Sprintf(`INSERT INTO entries (feed_id, key, title, link, first_seen)
+			VALUES ((SELECT id FROM feeds WHERE url = '%s'), '%s', 'T %[2]s', 'https://blog.example/%[2]s', %s)`,
+			url, key, old.Time(t0))
+	}
+	s := old.old(t, "left_at", fmt.Sprintf(`INSERT INTO feeds (url, title) VALUES ('%s', 'Blog')`, url),
+		entry("id:1"), entry("id:2"))
+	f := subscribe(t, s, map[string][]string{"ada": {url}}, t0.AddDate(0, 0, 1))[url]
+	day := func(n int) time.Time { return t0.AddDate(0, 0, n) }
+	if n, err := s.Prune(ctx, day(100).Add(-retention)); n != 0 || err != nil {
+		t.Fatalf("pruned %d entries of a migrated state 100 days after they were first seen (%v)", n, err)
+	}
+	if st := save(t, s, f, day(100), "id:1"); st.New != 0 { // id:2 leaves
+		t.Fatalf("the feed's body after the upgrade: %+v, nothing new", st)
+	}
+	if n, err := s.Prune(ctx, day(159).Add(-retention)); n != 0 || err != nil {
+		t.Fatalf("pruned %d entries within the retention after they left (%v)", n, err)
+	}
+	if n, err := s.Prune(ctx, day(161).Add(-retention)); n != 1 || err != nil {
+		t.Fatalf("pruned %d entries a retention after one left (%v), want 1", n, err)
+	}
+	wantStored(t, s, url, "id:1")
 }
 
 // A state from before article pages were counted: migrated, its feeds

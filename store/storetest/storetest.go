@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"AttemptMarkCountsReadsCutShortInARow", testAttemptMarkCountsReadsCutShortInARow},
 		{"FeedRecordsSavedTogether", testFeedRecordsSavedTogether},
 		{"PruneKeepsWhatDigestsStillNeed", testPruneKeepsWhatDigestsStillNeed},
+		{"PruneKeepsWhatTheFeedStillLists", testPruneKeepsWhatTheFeedStillLists},
 		{"DropTextsKeepsIdentityAndPendingDigests", testDropTextsKeepsIdentityAndPendingDigests},
 		{"DigestIntactUntilTextsOrEntriesGo", testDigestIntactUntilTextsOrEntriesGo},
 		{"DigestRecordsFeedsThatCouldNotBeRead", testDigestRecordsFeedsThatCouldNotBeRead},
@@ -1038,6 +1039,7 @@ func testPruneKeepsWhatDigestsStillNeed(t *testing.T, newStore NewStore) {
 	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
 		t.Fatal(err)
 	}
+	save(t, s, f, t0.Add(time.Hour), "id:new") // id:old leaves the feed
 	later := t0.AddDate(0, 0, 61)
 	if n, _ := s.Prune(ctx, later.AddDate(0, 0, -60)); n != 0 {
 		t.Fatalf("pruned %d entries of an unrendered digest", n)
