@@ -52,7 +52,7 @@ type simTrigger struct {
 	phase string         // planning, polling, building, mailing
 	n     int            // the nth request or conversation
 	delay time.Duration  // after the request, for building
-	stage smtptest.Stage // for mailing
+	stage smtptest.Moment // for mailing
 }
 
 func (tr simTrigger) String() string {
@@ -133,13 +133,13 @@ func (k *simKiller) request(run int) <-chan struct{} {
 // hook is the relay's: a kill at a stage of a conversation stalls the
 // relay there until the process is dead; in runs to the end the relay
 // misbehaves as k.relay says, once a run.
-func (k *simKiller) hook(st smtptest.Stage, m smtptest.Message) error {
+func (k *simKiller) hook(st smtptest.Moment, m smtptest.Message) error {
 	k.mu.Lock()
-	if st == smtptest.Greeting {
+	if st == smtptest.AtGreeting {
 		k.convs++
 	}
 	if k.run >= 0 && k.tr.phase == "mailing" && k.convs-k.base == k.tr.n && st == k.tr.stage {
-		if st == smtptest.DataEnd {
+		if st == smtptest.AtDataEnd {
 			if id := messageID.FindSubmatch(m.Data); id != nil {
 				k.inDoubt = append(k.inDoubt, string(id[1]))
 			}
@@ -187,7 +187,7 @@ func (r *simRunner) newTrigger() simTrigger {
 	case p < 7:
 		return simTrigger{phase: "building", n: reqs, delay: time.Duration(rng.IntN(60)) * time.Millisecond}
 	}
-	stages := []smtptest.Stage{smtptest.Greeting, smtptest.Hello, smtptest.MailFrom, smtptest.RcptTo, smtptest.DataStart, smtptest.DataEnd}
+	stages := []smtptest.Moment{smtptest.AtGreeting, smtptest.AtHello, smtptest.AtMail, smtptest.AtRcpt, smtptest.AtData, smtptest.AtDataEnd}
 	return simTrigger{phase: "mailing", n: 1 + rng.IntN(max(r.lastMails, 1)), stage: stages[rng.IntN(len(stages))]}
 }
 

@@ -14,14 +14,14 @@ import (
 // is not kept.
 func TestHookSeesEveryStageAndCanRefuseOrDrop(t *testing.T) {
 	var mu sync.Mutex
-	var stages []Stage
-	var fail Stage = -1
+	var stages []Moment
+	var fail Moment = -1
 	var failWith error
-	s := Start(t, WithHook(func(st Stage, m Message) error {
+	s := Start(t, WithHook(func(st Moment, m Message) error {
 		mu.Lock()
 		defer mu.Unlock()
 		stages = append(stages, st)
-		if st == DataEnd && !strings.Contains(string(m.Data), "hello") {
+		if st == AtDataEnd && !strings.Contains(string(m.Data), "hello") {
 			t.Errorf("at the end of data the hook got %q", m.Data)
 		}
 		if st == fail {
@@ -35,7 +35,7 @@ func TestHookSeesEveryStageAndCanRefuseOrDrop(t *testing.T) {
 	if err := send(); err != nil {
 		t.Fatal(err)
 	}
-	want := []Stage{Greeting, Hello, MailFrom, RcptTo, DataStart, DataEnd}
+	want := []Moment{AtGreeting, AtHello, AtMail, AtRcpt, AtData, AtDataEnd}
 	if len(stages) != len(want) {
 		t.Fatalf("stages %v, want %v", stages, want)
 	}
@@ -45,9 +45,9 @@ func TestHookSeesEveryStageAndCanRefuseOrDrop(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		at   Stage
+		at   Moment
 		with error
-	}{{Greeting, ErrDrop}, {MailFrom, errors.New("no")}, {RcptTo, ErrDrop}, {DataEnd, ErrDrop}} {
+	}{{AtGreeting, ErrDrop}, {AtMail, errors.New("no")}, {AtRcpt, ErrDrop}, {AtDataEnd, ErrDrop}} {
 		mu.Lock()
 		fail, failWith = c.at, c.with
 		mu.Unlock()

@@ -2,16 +2,19 @@
 // for tests, as net/http/httptest does for HTTP: it keeps what it
 // receives, can be stopped and started again on the same port, can answer
 // DATA with a temporary or a permanent failure, can offer STARTTLS with a
-// self-signed certificate, and can offer AUTH: PLAIN or CRAM-MD5, whose
-// logins it counts and can refuse (535).
+// self-signed certificate, can offer AUTH: PLAIN or CRAM-MD5, whose
+// logins it counts and can refuse (535), and can stall at any stage of
+// the conversation (Stall).
 package smtptest
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,31 +48,40 @@ type Server struct {
 	logins   int  // AUTH attempts
 	badLogin bool // AUTH answered 535
 	hook     Hook // nil: every stage goes on at once
+	stall    *stall
+	narrow   bool // connections get a small window (NarrowWindow)
+	waiters  []acceptWaiter
 }
 
-// Stage is a moment of an SMTP conversation at which a Hook is called.
-type Stage int
+// acceptWaiter is closed once n messages were accepted (Accepted).
+type acceptWaiter struct {
+	n    int
+	done chan struct{}
+}
+
+// Moment is a moment of an SMTP conversation at which a Hook is called.
+type Moment int
 
 const (
-	Greeting  Stage = iota // a connection was accepted, before the 220
-	Hello                  // EHLO/HELO, before its answer
-	MailFrom               // MAIL FROM, before its answer
-	RcptTo                 // RCPT TO, before its answer
-	DataStart              // DATA, before the message is read
-	DataEnd                // the message was read to its end, before the answer
+	AtGreeting Moment = iota // a connection was accepted, before the 220
+	AtHello                  // EHLO/HELO, before its answer
+	AtMail                   // MAIL FROM, before its answer
+	AtRcpt                   // RCPT TO, before its answer
+	AtData                   // DATA, before the message is read
+	AtDataEnd                // the message was read to its end, before the answer
 )
 
-func (st Stage) String() string {
+func (st Moment) String() string {
 	return [...]string{"greeting", "hello", "mail", "rcpt", "data", "end of data"}[st]
 }
 
 // A Hook is called at each stage of each conversation, with the message
-// as read so far (its Data only at DataEnd). It may block (a relay that
+// as read so far (its Data only at AtDataEnd). It may block (a relay that
 // stalls: the client waits), return an error the server answers with (an
 // *smtp.SMTPError for a refusal), or return ErrDrop to close the
-// connection without an answer. At DataEnd, ErrDropAccepted keeps the
+// connection without an answer. At AtDataEnd, ErrDropAccepted keeps the
 // message as accepted and then drops the connection (the answer lost).
-type Hook func(st Stage, m Message) error
+type Hook func(st Moment, m Message) error
 
 var (
 	ErrDrop         = errors.New("smtptest: drop the connection")
@@ -80,7 +92,7 @@ var (
 func WithHook(h Hook) Option { return func(s *Server) { s.hook = h } }
 
 // at runs the hook, if any, for a stage of the conversation on c.
-func (s *Server) at(st Stage, m Message, c io.Closer) error {
+func (s *Server) at(st Moment, m Message, c io.Closer) error {
 	if s.hook == nil {
 		return nil
 	}
@@ -100,6 +112,14 @@ func OfferAuth(mechanisms ...string) Option {
 	return func(s *Server) { s.authMech = mechanisms }
 }
 
+// NarrowWindow gives the server's connections a small TCP window, so
+// that a client writing a message to a server that stopped reading
+// (StallInData) is held after a few kilobytes, before the end of its
+// data, instead of handing the whole message to its kernel at once.
+func NarrowWindow() Option {
+	return func(s *Server) { s.narrow = true }
+}
+
 // Start serves on a free loopback port until the test ends.
 func Start(t testing.TB, opts ...Option) *Server {
 	s := &Server{t: t}
@@ -114,10 +134,15 @@ func Start(t testing.TB, opts ...Option) *Server {
 // Restart serves again, on the same port as before.
 func (s *Server) Restart() {
 	s.t.Helper()
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
+	lc := net.ListenConfig{}
+	if s.narrow {
+		lc.Control = narrowWindow
+	}
+	inner, err := lc.Listen(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", s.port))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	l := stallListener{Listener: inner, s: s}
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = s.cert == nil
@@ -130,13 +155,14 @@ func (s *Server) Restart() {
 	s.port = l.Addr().(*net.TCPAddr).Port
 	s.server, s.listener = srv, l
 	s.mu.Unlock()
+	var served net.Listener = l
 	if s.hook != nil {
-		l = hookedListener{l, s}
+		served = hookedListener{l, s}
 	}
-	go srv.Serve(l)
+	go srv.Serve(served)
 }
 
-// hookedListener calls the hook's Greeting stage before the server
+// hookedListener calls the hook's AtGreeting stage before the server
 // writes its greeting to a connection.
 type hookedListener struct {
 	net.Listener
@@ -151,7 +177,7 @@ func (l hookedListener) Accept() (net.Conn, error) {
 	return &greetConn{Conn: c, s: l.s}, nil
 }
 
-// greetConn runs the Greeting stage at its first write (the 220), in
+// greetConn runs the AtGreeting stage at its first write (the 220), in
 // the connection's own goroutine so that a stall holds only this client.
 type greetConn struct {
 	net.Conn
@@ -162,7 +188,7 @@ type greetConn struct {
 func (c *greetConn) Write(b []byte) (int, error) {
 	if !c.greeted {
 		c.greeted = true
-		if err := c.s.at(Greeting, Message{}, c.Conn); err != nil {
+		if err := c.s.at(AtGreeting, Message{}, c.Conn); err != nil {
 			c.Conn.Close()
 			return 0, err
 		}
@@ -262,13 +288,35 @@ func (s *Server) receive(m Message) error {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message refused"}
 	}
 	s.accepted = append(s.accepted, m)
+	s.waiters = slices.DeleteFunc(s.waiters, func(w acceptWaiter) bool {
+		if len(s.accepted) < w.n {
+			return false
+		}
+		close(w.done)
+		return true
+	})
 	return nil
+}
+
+// Accepted is closed once the server has accepted n messages in all,
+// the moment it took the n-th (before its answer is written): a test
+// kills a client there.
+func (s *Server) Accepted(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := acceptWaiter{n: n, done: make(chan struct{})}
+	if len(s.accepted) >= n {
+		close(w.done)
+		return w.done
+	}
+	s.waiters = append(s.waiters, w)
+	return w.done
 }
 
 type backend struct{ s *Server }
 
 func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	if err := b.s.at(Hello, Message{}, c); err != nil {
+	if err := b.s.at(AtHello, Message{}, c); err != nil {
 		return nil, err
 	}
 	if len(b.s.authMech) > 0 {
@@ -286,16 +334,19 @@ type session struct {
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	_, encrypted := s.conn.TLSConnectionState()
 	s.cur = Message{From: from, Encrypted: encrypted}
-	return s.server.at(MailFrom, s.cur, s.conn)
+	return s.server.at(AtMail, s.cur, s.conn)
 }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	s.cur.To = append(s.cur.To, to)
-	return s.server.at(RcptTo, s.cur, s.conn)
+	return s.server.at(AtRcpt, s.cur, s.conn)
 }
 
 func (s *session) Data(r io.Reader) error {
-	if err := s.server.at(DataStart, s.cur, s.conn); err != nil {
+	if s.stallData(r) {
+		return errStalled
+	}
+	if err := s.server.at(AtData, s.cur, s.conn); err != nil {
 		return err
 	}
 	b, err := io.ReadAll(r)
@@ -303,7 +354,7 @@ func (s *session) Data(r io.Reader) error {
 		return err
 	}
 	s.cur.Data = b
-	switch err := s.server.at(DataEnd, s.cur, s.conn); {
+	switch err := s.server.at(AtDataEnd, s.cur, s.conn); {
 	case errors.Is(err, ErrDropAccepted):
 		s.server.receive(s.cur)
 		s.conn.Close()
@@ -322,6 +373,10 @@ type authSession struct{ session }
 func (s *authSession) AuthMechanisms() []string { return s.server.authMech }
 
 func (s *authSession) Auth(mech string) (sasl.Server, error) {
+	if st := s.server.currentStall(); st != nil && st.stage == StallLogin {
+		hold(st, s.conn.Conn())
+		return nil, errStalled
+	}
 	if mech == CRAMMD5 {
 		return &cramMD5{server: s.server}, nil
 	}
