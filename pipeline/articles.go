@@ -17,9 +17,15 @@ import (
 // same per-host slots and rate as the feed polls, the same address
 // check, timeout, size limit and User-Agent), and each article found
 // becomes the entry's content, made into its fragments like any feed's
-// text. The pages are claimed in the state before the first is asked
-// for (store.Store.ClaimArticles): a run killed among them asks for none
-// again, and the entries are saved with the feed's own text. The feed is
+// text. Only the pages of entries some digest may show are fetched (a
+// first digest leaves a feed's older entries out). The pages are claimed
+// in the state before the first is asked for, and each is counted as
+// asked for just before its request (store.Store.ClaimArticles and
+// AskArticle, then ArticleAnswered once its answer came): the claims of a
+// run killed among them are taken over by the next poll of the feed,
+// which asks for the pages again, except one whose asking was cut short
+// store.ArticleTries times in a row (a page that kills the process),
+// whose entry keeps the feed's own text. The feed is
 // saved, and so the digests waiting for it built, only once its articles
 // are settled. A page that fails, is not HTML or holds no article keeps
 // the feed's own text, and is no problem of the feed's.
@@ -39,8 +45,8 @@ func articleLimits(cfg *config.Config) map[string]int {
 }
 
 // testHookArticle, set only in a build for tests (see killfeed.go), is
-// called as an article page is about to be asked for, its claim
-// committed.
+// called as an article page is about to be asked for, its asking
+// counted.
 var testHookArticle func(pageURL string)
 
 // wholeArticles replaces the texts of a fresh poll's new entries by their
@@ -74,7 +80,7 @@ func (w *worker) wholeArticles(ctx context.Context, f *domain.Feed, res *fetch.R
 			continue
 		}
 		delete(claimed, e.Key) // a key listed twice is asked for once
-		ok, err := w.wholeArticle(ctx, e, res)
+		ok, err := w.wholeArticle(ctx, f.ID, e, res)
 		if err != nil {
 			return err
 		}
@@ -88,9 +94,12 @@ func (w *worker) wholeArticles(ctx context.Context, f *domain.Feed, res *fetch.R
 }
 
 // wholeArticle fetches an entry's page and, when it holds an article,
-// makes it the entry's content, and says so; only an interruption is an
-// error.
-func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.Result) (bool, error) {
+// makes it the entry's content, and says so; only an interruption, or
+// the state's failing to count the asking, is an error.
+func (w *worker) wholeArticle(ctx context.Context, feedID int64, e *domain.Entry, res *fetch.Result) (bool, error) {
+	if err := w.pass.st.AskArticle(ctx, feedID, e.Key); err != nil {
+		return false, err
+	}
 	if testHookArticle != nil {
 		testHookArticle(e.Link)
 	}
@@ -103,6 +112,11 @@ func (w *worker) wholeArticle(ctx context.Context, e *domain.Entry, res *fetch.R
 	html := ""
 	if err == nil {
 		html, err = article.Extract(parse.PageUTF8(page.Body, page.ContentType), page.URL)
+	}
+	// Answered and read: a page whose reading kills the process is cut
+	// short as much as one whose request does.
+	if err := w.pass.st.ArticleAnswered(ctx, feedID, e.Key); err != nil {
+		return false, err
 	}
 	p := w.pass
 	p.mu.Lock()

@@ -68,7 +68,8 @@ func servePage(contentType string, body []byte) http.HandlerFunc {
 
 // A teaser feed is made whole: each new entry's page fetched once, at
 // most full_entries a poll, under the host's limits shared with the
-// polls; the article is on the page and in the email's excerpt. Pages
+// polls, and only for entries a digest shows (a first digest shows the 5
+// newest); the article is on the page and in the email's excerpt. Pages
 // that fail (a gzip bomb, not HTML, a 404, a stall) keep the feed's own
 // text quietly; a page in another charset is decoded.
 func TestTeaserFeedMadeWhole(t *testing.T) {
@@ -99,7 +100,8 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			}),
-			"/post/old": servePage("text/html", []byte(articleHTML("Never fetched"))),
+			"/post/old":   servePage("text/html", []byte(articleHTML("Never fetched"))),
+			"/post/older": servePage("text/html", []byte(articleHTML("Never fetched"))),
 		}
 		for path, h := range pages {
 			ts.Handle(path, h)
@@ -109,9 +111,9 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		ts.Uncounted("/post/stall")
 		day := at("2026-11-21T10:00:00Z")
 		var entries []feedtest.Entry
-		// Oldest first: "old" is past full_entries (6) of the first poll;
-		// a first digest shows the 5 newest.
-		for i, name := range []string{"old", "404", "bomb", "pdf", "stall", "latin1", "whole"} {
+		// Oldest first: a first digest shows the 5 newest, so the pages of
+		// "older" and "old" are never worth a request.
+		for i, name := range []string{"older", "old", "bomb", "pdf", "stall", "latin1", "whole"} {
 			entries = append(entries, feedtest.Entry{ID: name, Title: "Post " + name, Link: ts.URL + "/post/" + name,
 				Body: "<p>Teaser of " + name + ".</p>", Published: day.Add(time.Duration(i) * time.Minute)})
 		}
@@ -120,16 +122,16 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		cfg := teaserConfig(t, state, ts.URL+"/teaser", ts.URL+"/plain")
 
 		sum := runAt(t, cfg, "2026-11-21T12:00:00Z")
-		for _, path := range []string{"/post/whole", "/post/latin1", "/post/pdf", "/post/bomb", "/post/stall", "/post/404"} {
+		for _, path := range []string{"/post/whole", "/post/latin1", "/post/pdf", "/post/bomb", "/post/stall"} {
 			if n := ts.Count(path); n != 1 {
 				t.Errorf("%s asked %d times, want once", path, n)
 			}
 		}
-		if n := ts.Count("/post/old") + ts.Count("/post/plain"); n != 0 {
-			t.Errorf("pages past full_entries or of a feed without full_text asked %d times", n)
+		if n := ts.Count("/post/old") + ts.Count("/post/older") + ts.Count("/post/plain"); n != 0 {
+			t.Errorf("pages a first digest leaves out or of a feed without full_text asked %d times", n)
 		}
-		if sum.Failed != 0 || sum.Articles != 6 || sum.ArticlesRead != 2 || sum.Requests != 2+6 {
-			t.Errorf("summary: failed %d, articles %d read %d, requests %d; want 0, 6, 2 and 8", sum.Failed, sum.Articles, sum.ArticlesRead, sum.Requests)
+		if sum.Failed != 0 || sum.Articles != 5 || sum.ArticlesRead != 2 || sum.Requests != 2+5 {
+			t.Errorf("summary: failed %d, articles %d read %d, requests %d; want 0, 5, 2 and 7", sum.Failed, sum.Articles, sum.ArticlesRead, sum.Requests)
 		}
 		if peak := ts.PeakInFlightPerHost(); len(peak) != 1 || peak[strings.TrimPrefix(ts.URL, "http://")] != 1 {
 			t.Errorf("peak in flight per host %v, want per_host 1 across polls and pages", peak)
@@ -150,7 +152,7 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		}
 		// status and status.html show the pages of the teaser feed's poll,
 		// and none of the plain feed's.
-		wantNote := "article pages: 2 of 6 read whole"
+		wantNote := "article pages: 2 of 5 read whole"
 		if note := serverColumn(t, cfg, ts.URL+"/teaser"); !strings.Contains(note, wantNote) {
 			t.Errorf("status of the teaser feed says %q, want %q in it", note, wantNote)
 		}
@@ -165,12 +167,26 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 			t.Error("the email's excerpt is not the article's")
 		}
 
-		// The next day: a new entry's page is fetched; none is asked again.
-		ts.Add("/teaser", feedtest.Entry{ID: "next", Title: "Next", Link: ts.URL + "/post/next", Body: "<p>Teaser of next.</p>", Published: day.Add(24 * time.Hour)})
-		ts.Handle("/post/next", servePage("text/html", []byte(articleHTML("Next whole words"))))
+		// The next day, the feed introduced: every new entry is shown, and
+		// the pages of the newest full_entries (6) of them are fetched, a
+		// 404 among them; none is asked again.
+		next := []string{"late", "404", "n1", "n2", "n3", "n4", "next"} // oldest first
+		for i, name := range next {
+			ts.Add("/teaser", feedtest.Entry{ID: name, Title: "Post " + name, Link: ts.URL + "/post/" + name,
+				Body: "<p>Teaser of " + name + ".</p>", Published: day.Add(24*time.Hour + time.Duration(i)*time.Minute)})
+			if name != "404" {
+				ts.Handle("/post/"+name, servePage("text/html", []byte(articleHTML("Next whole words"))))
+			}
+		}
 		runAt(t, cfg, "2026-11-22T00:30:00Z")
-		if n := ts.Count("/post/next"); n != 1 {
-			t.Errorf("the new entry's page asked %d times, want once", n)
+		for _, name := range next {
+			want := 1
+			if name == "late" {
+				want = 0 // past full_entries
+			}
+			if n := ts.Count("/post/" + name); n != want {
+				t.Errorf("the new entry %s's page asked %d times, want %d", name, n, want)
+			}
 		}
 		for path := range pages {
 			if n := ts.Count(path); n > 1 {
@@ -180,8 +196,8 @@ func TestTeaserFeedMadeWhole(t *testing.T) {
 		if page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html")); !strings.Contains(page, "Next whole words") {
 			t.Error("the second digest lacks the new entry's article")
 		}
-		if note := serverColumn(t, cfg, ts.URL+"/teaser"); !strings.Contains(note, "article pages: 1 of 1 read whole") {
-			t.Errorf("status after the second poll says %q, want its one page read whole", note)
+		if note := serverColumn(t, cfg, ts.URL+"/teaser"); !strings.Contains(note, "article pages: 5 of 6 read whole") {
+			t.Errorf("status after the second poll says %q, want 5 of its 6 pages read whole", note)
 		}
 	})
 }

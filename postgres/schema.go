@@ -268,6 +268,9 @@ var migrations = []string{
 	// listed, as SQLite's are (see there why).
 	`ALTER TABLE entries ADD COLUMN left_at timestamptz;
 	CREATE INDEX entries_listed ON entries (feed_id) WHERE left_at IS NULL;`,
+	// 18 (SQLite's 23): how many times a claimed article page was asked
+	// for by runs that died before saving (store.Store.AskArticle).
+	`ALTER TABLE article_claims ADD COLUMN asks integer NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated database has.

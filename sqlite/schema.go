@@ -245,6 +245,12 @@ var migrations = []string{
 	// right; those it no longer lists are kept a retention period more.
 	`ALTER TABLE entries ADD COLUMN left_at INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX entries_listed ON entries (feed_id) WHERE left_at = 0;`,
+	// 23: how many times a claimed article page was asked for by runs
+	// that died before saving (see store.Store.AskArticle), so that a
+	// dead run's claims are fetched by the next and a page that kills the
+	// process is given up. A claim made before is counted as asked once:
+	// whether it was is unknown, and it is then asked once more.
+	`ALTER TABLE article_claims ADD COLUMN asks INTEGER NOT NULL DEFAULT 1;`,
 }
 
 // schemaVersion is the version a migrated file has.

@@ -49,6 +49,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
 	}
+	path, err := realPath(path)
+	if err != nil {
+		return nil, fmt.Errorf("state file: %w", err)
+	}
 	lock, err := acquireLock(path + ".lock")
 	if err != nil {
 		return nil, err
@@ -215,6 +219,48 @@ func fileURI(path, query string) string {
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: query}
 	return u.String()
+}
+
+// maxLinks is how many symbolic links realPath follows before it takes
+// them for a loop.
+const maxLinks = 40
+
+// errLinkLoop is a state path whose symbolic links never end.
+var errLinkLoop = errors.New("too many symbolic links")
+
+// realPath is the file a state path names, symbolic links resolved, even
+// when the file does not exist yet (then its folder's links are
+// resolved, or a dangling link's target taken): the run lock is a file
+// beside it, and a lock beside a link to the state would let a run
+// through the link and one through the real path hold one each, and
+// both poll every feed.
+func realPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	for range maxLinks {
+		real, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return real, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		target, err := os.Readlink(abs)
+		if err != nil { // no link: a file not made yet
+			dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(dir, filepath.Base(abs)), nil
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(abs), target)
+		}
+		abs = target
+	}
+	return "", fmt.Errorf("%s: %w", path, errLinkLoop)
 }
 
 // acquireLock takes a non-blocking flock on a side file. The kernel drops

@@ -167,11 +167,24 @@ type Store interface {
 	// ClaimArticles records, durable at once and before any request, that
 	// the pages of entries of a full_text feed are to be fetched for their
 	// articles: of candidates, in order, the first limit with a link that
-	// are neither stored for the feed (by key, or by link: see PlanSave)
-	// nor claimed before. It returns their keys. So a page is asked for
-	// once, whatever runs die: one a dead run claimed is not asked again,
-	// and its entry is saved with the feed's own text.
+	// are not stored for the feed (by key, or by link: see PlanSave),
+	// that some digest of the feed's subscribers may show (MayBeShown),
+	// and that were not given up (AskArticle). It returns their keys. A
+	// page claimed before whose entry is still not stored was claimed by
+	// a poll that never saved: a feed is polled by one run at a time (the
+	// run lock; a shared pass's host claim, whose lease lapses with its
+	// run), so that run died. Its claim is taken over, and the page asked
+	// for by this poll.
 	ClaimArticles(ctx context.Context, feedID int64, candidates []domain.Entry, limit int, now time.Time) ([]string, error)
+	// AskArticle records, durable at once, that the page of a claimed
+	// entry is about to be asked for, and ArticleAnswered that its answer
+	// came (whatever it was). The poll's save makes the entry stored, and
+	// so the page never asked for again; a page whose asking was cut short
+	// ArticleTries times in a row (asked, never answered, by runs that
+	// died) is given up. A page answered is no suspect: its poll is taken
+	// over, and it is asked again, if its run dies later.
+	AskArticle(ctx context.Context, feedID int64, key string) error
+	ArticleAnswered(ctx context.Context, feedID int64, key string) error
 	// DropAttempts forgets every mark: for a pass that stopped polling on
 	// purpose (interrupted), whose unfinished polls did not fail.
 	DropAttempts(ctx context.Context) error
