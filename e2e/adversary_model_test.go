@@ -7,8 +7,10 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -220,6 +222,7 @@ func (r *simRunner) check() []simViolation {
 	out = append(out, r.checkRequests()...)
 	out = append(out, r.checkExtraPolls()...)
 	out = append(out, r.checkPoliteness()...)
+	out = append(out, r.checkNamed()...)
 	return out
 }
 
@@ -388,6 +391,56 @@ func (r *simRunner) checkPoliteness() []simViolation {
 		if n > 2 {
 			out = append(out, simViolation{what: "politeness", feed: fmt.Sprintf("host %d", k[0]),
 				story: fmt.Sprintf("%d requests in flight at once on host %d in the run at %s (per_host = 2)", n, k[0], r.w.runs[k[1]].at.Format(time.RFC3339))})
+		}
+	}
+	return out
+}
+
+// checkNamed: a feed whose GET was answered 410 to a run that ended is
+// named gone in status.html, and every subscriber's digest built after
+// says so.
+func (r *simRunner) checkNamed() []simViolation {
+	var out []simViolation
+	status, err := os.ReadFile(filepath.Join(r.dir, "site", "status.html"))
+	if err != nil {
+		r.t.Fatalf("seed %d: %v", r.s.seed, err)
+	}
+	goneAt := map[int]time.Time{}
+	for _, q := range r.w.log {
+		if _, ok := goneAt[q.feed]; !ok && q.method == "GET" && q.status == 410 && !r.w.runs[q.run].killed {
+			goneAt[q.feed] = q.at
+		}
+	}
+	for fi, at := range goneAt {
+		f := r.s.feeds[fi]
+		named := false
+		for _, row := range simStatusRow.FindAll(status, -1) {
+			if strings.Contains(string(row), "/"+f.name+".xml") || strings.Contains(string(row), "/"+f.name+"-new.xml") {
+				named = named || strings.Contains(strings.ToLower(string(row)), "gone")
+			}
+		}
+		if !named && !r.htmlPage[fi] {
+			out = append(out, simViolation{what: "problem not named", feed: f.name, at: at,
+				story: fmt.Sprintf("%s [%s] answered 410 at %s, and status.html does not say it is gone", f.name, f.kind, at.Format(time.RFC3339))})
+		}
+		for _, u := range r.s.users {
+			if !slices.Contains(u.feeds, fi) {
+				continue
+			}
+			key := u.digestKey(at)
+			told, later := false, false
+			for date := range simPageDates(filepath.Join(r.dir, "site"), u.name) {
+				if date < key {
+					continue
+				}
+				later = later || date > key
+				b, _ := os.ReadFile(filepath.Join(r.dir, "site", u.name, date+".html"))
+				told = told || strings.Contains(string(b), "410 Gone")
+			}
+			if !told && later {
+				out = append(out, simViolation{what: "problem not named", feed: f.name, at: at,
+					story: fmt.Sprintf("%s [%s] answered 410 at %s, and no digest of %s from %s on says it is gone", f.name, f.kind, at.Format(time.RFC3339), u.name, key)})
+			}
 		}
 	}
 	return out

@@ -49,9 +49,9 @@ func simSchedule(s *simSetup, days int) []time.Time {
 // publishing), at a stage of the nth conversation with the relay
 // (mailing), or a few milliseconds after the start (planning).
 type simTrigger struct {
-	phase string         // planning, polling, building, mailing
-	n     int            // the nth request or conversation
-	delay time.Duration  // after the request, for building
+	phase string          // planning, polling, building, mailing
+	n     int             // the nth request or conversation
+	delay time.Duration   // after the request, for building
 	stage smtptest.Moment // for mailing
 }
 
