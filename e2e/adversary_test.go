@@ -1078,7 +1078,9 @@ func (r *simRunner) checkRequests() []simViolation {
 				if moved && q.path == f.path() && movedDone {
 					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a %s of the old URL at %s, after a 301 whose target answered", q.method, w.runs[run].at.Format(time.RFC3339))})
 				}
-				if q.status/100 != 3 {
+				// (Nor is a request the server never answered, a dropped
+				// connection that the client's transport tries again.)
+				if q.status/100 != 3 && q.status != 0 {
 					poll = append(poll, q)
 				}
 				if moved && !killed && q.path != f.path() && (q.status == 200 || q.status == 304) {
