@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -399,8 +398,6 @@ func simCopy(from, to string) error {
 		return os.WriteFile(dst, b, 0o644)
 	})
 }
-
-var simDigestID = regexp.MustCompile(`^<?digest-(\d{4}-\d{2}-\d{2})-([a-z]+)@`)
 
 // killPhases tells, per phase, the kills that landed inside a run and
 // those tried.

@@ -800,7 +800,6 @@ type simRunner struct {
 	resumes    int            // moves to a fresh directory holding only what the workflow saves
 	lastReqs   int            // requests of the last run to the end
 	lastMails  int            // conversations with the relay of the last run to the end
-	lastKilled []int          // the previous run, if it was killed: feeds it read
 }
 
 func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
@@ -1015,13 +1014,6 @@ func simClasses(vs []simViolation) string {
 	}
 	sort.Strings(out)
 	return "[" + strings.Join(out, "; ") + "]"
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // checkRequests checks each poll of a run that ended against DESIGN
