@@ -435,7 +435,9 @@ func (r *simRunner) checkNamed() []simViolation {
 				}
 				later = later || date > key
 				b, _ := os.ReadFile(filepath.Join(r.dir, "site", u.name, date+".html"))
-				told = told || strings.Contains(string(b), "410 Gone")
+				// (Told as a notice, or under the feeds that could not be
+				// read.)
+				told = told || strings.Contains(string(b), "410 Gone") || strings.Contains(string(b), "no longer polled")
 			}
 			if !told && later {
 				out = append(out, simViolation{what: "problem not named", feed: f.name, at: at,

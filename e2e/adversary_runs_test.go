@@ -159,6 +159,13 @@ func (k *simKiller) hook(st smtptest.Moment, m smtptest.Message) error {
 	} else {
 		relay = ""
 	}
+	if relay == "drop" && st == smtptest.AtDataEnd {
+		// The connection lost after the end of the data, before the
+		// answer: the client cannot know whether the relay took it.
+		if id := messageID.FindSubmatch(m.Data); id != nil {
+			k.inDoubt = append(k.inDoubt, string(id[1]))
+		}
+	}
 	k.mu.Unlock()
 	switch relay {
 	case "refuse":
