@@ -199,11 +199,14 @@ func (r *simRunner) check() []simViolation {
 				// On time: the first digest built after the post was
 				// published, while the feed was healthy and carried the
 				// post, must hold it, whether or not a run was served it.
-				for _, b := range starts {
+				for i, b := range starts {
 					if b.at.Before(p.at) || !dates[b.key] {
 						continue
 					}
-					if !r.clean(fi, p, b.at) {
+					// Clean until the run to the end that built the digest
+					// at the latest (the runs before it may have been killed
+					// before polling the feed).
+					if !r.clean(fi, p, b.at) || i >= len(ends) || !r.clean(fi, p, ends[i].at) {
 						continue
 					}
 					switch {
