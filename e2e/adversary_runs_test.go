@@ -78,6 +78,10 @@ type simKiller struct {
 	fired   chan struct{} // closed when the trigger fires
 	done    chan struct{} // closed when the process is dead
 	inDoubt []string      // Message-IDs whose data ended before the kill
+	// The recipients of the message whose data the relay was last taking
+	// (from DATA to the next message): a kill timed otherwise may land
+	// between the end of its data and the answer too.
+	inData []string
 	relay   string        // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
 	rng     func(int) int
 }
@@ -134,8 +138,14 @@ func (k *simKiller) request(run int) <-chan struct{} {
 // misbehaves as k.relay says, once a run.
 func (k *simKiller) hook(st smtptest.Moment, m smtptest.Message) error {
 	k.mu.Lock()
-	if st == smtptest.AtGreeting {
+	switch st {
+	case smtptest.AtGreeting:
 		k.convs++
+		k.inData = nil
+	case smtptest.AtMail:
+		k.inData = nil
+	case smtptest.AtData:
+		k.inData = m.To
 	}
 	if k.run >= 0 && k.tr.phase == "mailing" && k.convs-k.base == k.tr.n && st == k.tr.stage {
 		if st == smtptest.AtDataEnd {
@@ -245,6 +255,12 @@ func (r *simRunner) killOnce(now time.Time, tr simTrigger) bool {
 	r.w.mu.Unlock()
 	r.kills++
 	r.hits[tr.phase]++
+	r.killer.mu.Lock()
+	for _, to := range r.killer.inData {
+		user, _, _ := strings.Cut(to, "@")
+		r.cutInData[user] = append(r.cutInData[user], now)
+	}
+	r.killer.mu.Unlock()
 	return true
 }
 

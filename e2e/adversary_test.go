@@ -794,6 +794,7 @@ type simRunner struct {
 	variant    map[int]bool   // feeds written another way in some user's list
 	htmlPage   map[int]bool   // feeds some user listed by their site's HTML page
 	events     map[int]*simFeedEvents
+	cutInData  map[string][]time.Time // per user, kills that landed while the relay was taking the data of their email
 	killer     *simKiller
 	attempts   map[string]int // kills tried, by phase
 	hits       map[string]int // kills that landed inside a run, by phase
@@ -823,7 +824,7 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 	mail := smtptest.Start(t, smtptest.WithHook(killer.hook))
 	dir := t.TempDir()
 	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{},
-		killer: killer, attempts: map[string]int{}, hits: map[string]int{}, htmlPage: map[int]bool{}}
+		killer: killer, attempts: map[string]int{}, hits: map[string]int{}, htmlPage: map[int]bool{}, cutInData: map[string][]time.Time{}}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\nmax_entries_per_feed = 10000\n")
 	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"2s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
