@@ -385,7 +385,7 @@ const stillNeeded = `EXISTS (SELECT 1 FROM digest_entries de JOIN digests d ON d
 // or send (see store.Store.Prune).
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM entries e WHERE e.first_seen < $1
-		AND (e.left_at < $1 OR NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = e.feed_id))
+		AND (e.left_at < $1 OR e.feed_id NOT IN (SELECT feed_id FROM subscriptions))
 		AND NOT `+stillNeeded, at(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)

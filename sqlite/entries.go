@@ -417,10 +417,11 @@ const stillNeeded = `SELECT de.entry_id FROM digest_entries de JOIN digests d ON
 // Prune deletes entries first seen before cutoff that their feed's body
 // stopped listing before it, or whose feed has no subscriber, and with
 // them their digests' links, except those a digest still waits to render
-// or send (see store.Store.Prune).
+// or send (see store.Store.Prune). The subscribed feeds are read once
+// (a list), not for each old entry still listed.
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM entries WHERE first_seen < ?1
-		AND ((left_at != 0 AND left_at < ?1) OR NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = entries.feed_id))
+		AND ((left_at != 0 AND left_at < ?1) OR feed_id NOT IN (SELECT feed_id FROM subscriptions))
 		AND id NOT IN (`+stillNeeded+`)`, unix(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune entries: %w", err)
