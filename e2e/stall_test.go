@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +31,8 @@ func TestStalledRelayAtEachStage(t *testing.T) {
 
 // stalledRelaySite is a site of 20 feeds whose second day brings 20
 // long posts each: a digest email of a few hundred kilobytes, which a
-// relay that stopped reading (smtptest.NarrowWindow) holds before the
-// end of its data.
+// relay that stopped reading mid-data (with smtptest.NarrowWindow)
+// holds before the end of its data.
 func stalledRelaySite(t *testing.T) (*feedtest.Server, []string) {
 	site := feedtest.Start(t)
 	site.SetWindow(20)
@@ -47,9 +49,11 @@ func stalledRelaySite(t *testing.T) (*feedtest.Server, []string) {
 func stalledRelayRun(t *testing.T, stage smtptest.Stage) {
 	bin := binary(t)
 	site, urls := stalledRelaySite(t)
-	opts := []smtptest.Option{smtptest.NarrowWindow()}
+	var opts []smtptest.Option
 	smtpURL, tls := "", "none"
 	switch stage {
+	case smtptest.StallInData:
+		opts = append(opts, smtptest.NarrowWindow())
 	case smtptest.StallSTARTTLS, smtptest.StallLogin:
 		opts = append(opts, smtptest.OfferSTARTTLS(smtptest.NewSelfSigned(t, time.Now())), smtptest.OfferAuth(smtptest.CRAMMD5))
 		tls = "opportunistic"
@@ -124,13 +128,34 @@ func stalledRelayRun(t *testing.T, stage smtptest.Stage) {
 		if !strings.Contains(status, "May not have arrived") || !strings.Contains(status, "2026-11-22") {
 			t.Errorf("status does not say the digest may not have arrived:\n%s", status)
 		}
+		// The next digest says so too, with the page of the one in doubt.
+		post(site, "/feed0", "third-day")
+		run(day2.Add(24 * time.Hour))
+		const says = "may not have arrived: its run was cut off before the mail server answered"
+		for _, m := range relay.Messages() {
+			if strings.Contains(string(m.Data), "<digest-2026-11-23-ada@example.org>") {
+				_, parts := smtptest.ReadAlternative(t, m.Data)
+				for kind, part := range parts {
+					if !strings.Contains(strings.Join(strings.Fields(part), " "), says) {
+						t.Errorf("the next digest's %s part does not say the email before may not have arrived:\n%s", kind, part)
+					}
+				}
+			}
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "site", "ada", "2026-11-23.html"))
+		if err != nil || !strings.Contains(string(page), says) || !strings.Contains(string(page), `href="2026-11-22.html"`) {
+			t.Errorf("the next digest's page does not say the email before may not have arrived (%v):\n%s", err, page)
+		}
+		if mailedTimes(t, relay)["<digest-2026-11-23-ada@example.org>"] != 1 {
+			t.Errorf("the next digest was not mailed once")
+		}
 		return
 	}
 	if sent != 1 {
 		t.Errorf("the digest cut off at %s was delivered %d times by the next run, want once:\n%s", stage, sent, status)
 	}
 	for _, m := range relay.Messages() {
-		if strings.Contains(string(m.Data), id) && len(m.Data) < 200_000 {
+		if stage == smtptest.StallInData && strings.Contains(string(m.Data), id) && len(m.Data) < 200_000 {
 			t.Errorf("the digest has %d bytes: too few to be held mid-data by a stalled relay", len(m.Data))
 		}
 	}

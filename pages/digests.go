@@ -246,6 +246,25 @@ func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
 	return prev, next
 }
 
+// mailInDoubt is the date of the digest of d's user just before d when
+// its email may not have arrived: its send was cut off between the end
+// of the message's data and the mail server's answer, and it is not sent
+// again (see render.Digest.MailInDoubt). "" otherwise, and without SMTP.
+func (b *Builder) mailInDoubt(ctx context.Context, d domain.Digest) (string, error) {
+	if b.cfg.Email.SMTP == nil {
+		return "", nil
+	}
+	all, err := b.rd.Digests(ctx, d.User)
+	if err != nil {
+		return "", err
+	}
+	prev, _ := neighbours(all, d.Date)
+	if prev.SendWanted && prev.SentAt.IsZero() && !prev.SendDataEnded.IsZero() {
+		return prev.Date, nil
+	}
+	return "", nil
+}
+
 // linkNext writes again the page of prev, a digest rendered before (pagers
 // are those of the pages written in this pass), so that it links the
 // digest after it. Only the page's pager changes: the rest is copied from
@@ -498,6 +517,9 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 		return out, err
 	}
 	out.IntroHTML = intro
+	if out.MailInDoubt, err = b.mailInDoubt(ctx, d); err != nil {
+		return out, err
+	}
 	byFeed := map[string]*render.FeedGroup{}
 	for _, e := range entries {
 		g := byFeed[e.FeedURL]

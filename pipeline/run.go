@@ -33,6 +33,9 @@ type Options struct {
 	Sleep        func(context.Context, time.Duration) error // start delay; nil: a real timer
 	Progress     func(Event)                                // optional progress reports
 	SMTPPassword string
+	// SMTPTimeout bounds connecting and each SMTP exchange; 0: the mail
+	// package's (30 s).
+	SMTPTimeout time.Duration
 	// Entropy makes the installation's id, once (see installation.go);
 	// nil: crypto/rand. Not Rand: seeded from the clock, two installations
 	// started in the same second would share it.

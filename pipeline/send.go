@@ -233,7 +233,11 @@ func (p *pass) noteMailProblems(ctx context.Context) error {
 }
 
 func (p *pass) newSender() (*mail.Sender, error) {
-	return NewSender(p.cfg.Email, p.opts.SMTPPassword)
+	var opts []mail.SenderOption
+	if p.opts.SMTPTimeout > 0 {
+		opts = append(opts, mail.WithTimeout(p.opts.SMTPTimeout))
+	}
+	return NewSender(p.cfg.Email, p.opts.SMTPPassword, opts...)
 }
 
 // NewSender is the sender the [email] table describes: its TLS mode and

@@ -72,6 +72,9 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	v.Subject = "Your digest for " + period + ": " + v.howMuch()
 	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
+	if d.MailInDoubt != "" {
+		v.MailInDoubtURL = siteFile(siteURL, d.User, d.MailInDoubt+".html")
+	}
 	return &EmailDraft{d: d, from: from, v: v}, nil
 }
 

@@ -93,6 +93,11 @@ type Digest struct {
 	// LeftOut is how many entries the user's rules left out (shown as
 	// one quiet line, never in the counts).
 	LeftOut int
+	// MailInDoubt is the date of the user's previous digest when its
+	// email may not have arrived (its send was cut off between the end of
+	// the message's data and the mail server's answer, and it is not sent
+	// again): this digest says so, with a link to its page. "" for none.
+	MailInDoubt string
 	// Prev and Next are the dates (YYYY-MM-DD) of the user's digests
 	// just before and after this one, "" when there is none: the page
 	// links them.

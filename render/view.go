@@ -49,8 +49,9 @@ type digestView struct {
 	IntroText         string
 	Notices           []noticeView
 	Problems          []problemView
-	ProblemCount      string // "2 feeds"
-	LeftOut           string // "4 left out by your rules"; "" when rules left none out
+	ProblemCount      string   // "2 feeds"
+	LeftOut           string   // "4 left out by your rules"; "" when rules left none out
+	MailInDoubt       dateLink // the previous digest, when its email may not have arrived
 	Groups            []groupView
 	Links             []HostCount
 	Count             int    // entries in the digest, listed or not
@@ -61,6 +62,8 @@ type digestView struct {
 	// Email only. Preheader is the hidden line mail clients show after
 	// the subject: the first headlines.
 	Subject, WebURL, Preheader string
+	// MailInDoubtURL is the page of MailInDoubt at site_url, "" without.
+	MailInDoubtURL string
 	// Kept and Omitted: an email too large to send (package mail bounds
 	// it) lists the first Kept entries and says that Omitted more are on
 	// the page.
@@ -262,12 +265,13 @@ func newDigestView(d Digest) (*digestView, error) {
 		Title: digestTitle(d, day),
 		// Trusted: rendered by us from the config's Markdown. Its headings
 		// go below the page's h1, beside the feeds' h2.
-		Intro:     template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
-		IntroText: plainText(d.IntroHTML),
-		Built:     showTime(d.BuiltAt, loc, entryLayout),
-		Zone:      loc.String(),
-		Prev:      newDateLink(d.Prev),
-		Next:      newDateLink(d.Next),
+		Intro:       template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
+		IntroText:   plainText(d.IntroHTML),
+		Built:       showTime(d.BuiltAt, loc, entryLayout),
+		Zone:        loc.String(),
+		Prev:        newDateLink(d.Prev),
+		Next:        newDateLink(d.Next),
+		MailInDoubt: newDateLink(d.MailInDoubt),
 	}
 	var sources []linkSource
 	for i, g := range inFolderOrder(d.Groups) {

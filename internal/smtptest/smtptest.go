@@ -196,8 +196,10 @@ func (c *greetConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-// Stop closes the listener: connections are refused until Restart.
+// Stop closes the listener: connections are refused until Restart. A
+// stall ends with it (Heal), so that no stalled connection outlives it.
 func (s *Server) Stop() {
+	s.Heal()
 	s.mu.Lock()
 	srv, l := s.server, s.listener
 	s.server, s.listener = nil, nil
