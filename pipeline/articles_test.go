@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +219,87 @@ func serverColumn(t *testing.T, cfg *config.Config, url string) string {
 	}
 	t.Fatalf("status shows no row for %s", url)
 	return ""
+}
+
+// A first digest, or a feed newly added to a user, shows the 5 newest
+// entries of each feed; the pages of the older ones are never worth a
+// request, whatever full_entries allows. A feed another user was shown
+// already brings that user every new entry, so their pages are fetched,
+// up to full_entries.
+func TestPagesOnlyOfEntriesADigestShows(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		ts := feedtest.Start(t)
+		day := at("2026-11-21T10:00:00Z")
+		var entries []feedtest.Entry
+		for i := range 12 {
+			name := fmt.Sprintf("p%02d", i) // p11 the newest
+			entries = append(entries, feedtest.Entry{ID: name, Title: "Post " + name, Link: ts.URL + "/post/" + name,
+				Body: "<p>Teaser of " + name + ".</p>", Published: day.Add(time.Duration(i) * time.Minute)})
+			ts.Handle("/post/"+name, servePage("text/html", []byte(articleHTML("Whole article words"))))
+		}
+		ts.Add("/teaser", entries...)
+		ts.Add("/plain", feedtest.Entry{ID: "plain", Title: "Plain", Link: ts.URL + "/post/plain", Body: "<p>Plain.</p>", Published: day})
+		stateAt := state.newState(t)
+		dir := t.TempDir()
+		configure := func(users string) *config.Config {
+			t.Helper()
+			path := filepath.Join(dir, "config.toml")
+			text := fmt.Sprintf("state = %q\nsite_dir = \"site\"\n[fetch]\nallow_private_networks = true\nhost_rate = 1000.0\n", stateAt) + users
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cfg
+		}
+		asked := func() (names []string) {
+			for _, e := range entries {
+				if ts.Count("/post/"+e.ID) > 0 {
+					names = append(names, e.ID)
+				}
+			}
+			return names
+		}
+		teaser := fmt.Sprintf("{ url = %q, full_text = true }", ts.URL+"/teaser")
+		user := func(name, feeds string) string {
+			return fmt.Sprintf("[[users]]\nname = %q\ntimezone = \"UTC\"\nfull_entries = 10\nfeeds = [%s]\n", name, feeds)
+		}
+
+		// ada follows the plain feed; then adds the teaser feed: its
+		// first poll asks for the pages of the 5 newest only.
+		runAt(t, configure(user("ada", strconv.Quote(ts.URL+"/plain"))), "2026-11-21T12:00:00Z")
+		cfg := configure(user("ada", strconv.Quote(ts.URL+"/plain")+", "+teaser))
+		runAt(t, cfg, "2026-11-22T00:05:00Z")
+		if got, want := asked(), []string{"p07", "p08", "p09", "p10", "p11"}; !slices.Equal(got, want) {
+			t.Errorf("the first poll of a feed newly added asked for the pages of %v, want only the 5 newest %v", got, want)
+		}
+		page := readFile(t, filepath.Join(cfg.SiteDir, "ada", "2026-11-22.html"))
+		if !strings.Contains(page, "Whole article words") || strings.Contains(page, "Teaser of p11") {
+			t.Error("the first digest does not show the newest entries' articles")
+		}
+		for _, gone := range []string{"Teaser of p06", "Post p06"} {
+			if strings.Contains(page, gone) {
+				t.Errorf("the first digest shows %q, an entry past the 5 newest", gone)
+			}
+		}
+
+		// The next day ada was shown the feed: bob, new, follows it too.
+		// Its 10 new entries are all ada's, so all their pages are asked
+		// for, bob's first digest notwithstanding.
+		var next []feedtest.Entry
+		for i := range 10 {
+			name := fmt.Sprintf("q%02d", i)
+			next = append(next, feedtest.Entry{ID: name, Title: "Post " + name, Link: ts.URL + "/post/" + name,
+				Body: "<p>Teaser of " + name + ".</p>", Published: day.Add(24*time.Hour + time.Duration(i)*time.Minute)})
+			ts.Handle("/post/"+name, servePage("text/html", []byte(articleHTML("Next whole words"))))
+		}
+		ts.Add("/teaser", next...)
+		entries = next
+		runAt(t, configure(user("ada", teaser)+user("bob", teaser)), "2026-11-23T00:05:00Z")
+		if got := asked(); len(got) != 10 {
+			t.Errorf("a feed ada was shown asked for %d of its 10 new entries' pages (%v), want all", len(got), got)
+		}
+	})
 }

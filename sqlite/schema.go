@@ -209,8 +209,8 @@ var migrations = []string{
 	`ALTER TABLE entries ADD COLUMN categories TEXT NOT NULL DEFAULT '';
 	ALTER TABLE digests ADD COLUMN left_out INTEGER NOT NULL DEFAULT 0;`,
 	// 17: the pages of a full_text feed's entries claimed for their
-	// articles (see store.Store.ClaimArticles), so that none is asked
-	// for twice, even by a run that dies fetching them.
+	// articles (see store.Store.ClaimArticles; since 21, a dead run's
+	// claims are taken over).
 	`CREATE TABLE article_claims (
 		feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
 		key TEXT NOT NULL,
