@@ -82,8 +82,8 @@ type simKiller struct {
 	// (from DATA to the next message): a kill timed otherwise may land
 	// between the end of its data and the answer too.
 	inData []string
-	relay   string        // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
-	rng     func(int) int
+	relay  string // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
+	rng    func(int) int
 }
 
 func newSimKiller() *simKiller { return &simKiller{run: -1} }
