@@ -8,10 +8,13 @@ package e2e
 // user must hold each entry. See TestAdversarialSimulation.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"html"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net"
@@ -26,9 +29,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"feeddigest/internal/smtptest"
 )
@@ -53,6 +57,19 @@ type simKind struct {
 	noHead   bool   // answers HEAD with 405
 	slow     bool   // every answer after a delay
 	atom     bool
+	// Publishers whose HEAD is not their GET, whose clocks are wrong, and
+	// the other ways real feeds differ.
+	headErr   int    // HEAD alone answered with this status (404, 410, 500, 429; 405 is noHead)
+	staleHead bool   // HEAD answered by a cache in front of the origin: the validators of an old GET
+	noDate    bool   // answers carry no Date header
+	encoding  string // "gzip" or "br" when asked for
+	maxAge    int    // Cache-Control max-age, seconds
+	blog      bool   // few posts, the last ten kept for months, some from before the start
+	noGuid    bool   // items without guid or id: known by their link
+	sloppy    bool   // ill-formed XML: bare ampersands, undeclared entities, control characters
+	edits     bool   // posts edited after publication, some deleted
+	gone      bool   // answers 410 from some time on
+	moved     bool   // moves for good (301) from some time on
 }
 
 // base is the kind's family: compliant, churn, ignore, ignore-fixed or
@@ -81,7 +98,10 @@ func (k simKind) tags() []string {
 	for _, t := range []struct {
 		on   bool
 		name string
-	}{{k.rebuild, "rebuild"}, {k.spells, "spells"}, {k.noHead, "no-head"}, {k.slow, "slow"}} {
+	}{{k.rebuild, "rebuild"}, {k.spells, "spells"}, {k.noHead, "no-head"}, {k.slow, "slow"},
+		{k.headErr != 0, fmt.Sprintf("head-%d", k.headErr)}, {k.staleHead, "stale-head"}, {k.noDate, "no-date"},
+		{k.encoding != "", k.encoding}, {k.maxAge > 0, fmt.Sprintf("max-age-%d", k.maxAge)}, {k.blog, "blog"},
+		{k.noGuid, "no-guid"}, {k.sloppy, "sloppy"}, {k.edits, "edits"}, {k.gone, "gone"}, {k.moved, "moved"}} {
 		if t.on {
 			tags = append(tags, t.name)
 		}
@@ -94,8 +114,10 @@ func (k simKind) String() string {
 }
 
 type simPost struct {
-	n  int
-	at time.Time
+	n       int
+	at      time.Time
+	edited  time.Time // zero: never
+	deleted time.Time // zero: never
 }
 
 type simSpell struct {
@@ -113,6 +135,12 @@ type simFeed struct {
 	spells   []simSpell
 	latency  time.Duration
 	fixedLM  time.Time
+	goneAt   time.Time // zero: never
+	movedAt  time.Time // from then on 301 onto /fN-new.xml; zero: never
+
+	// What a cache in front of the origin answers a HEAD with: the
+	// validators of the GET it last saw (under simWorld.mu).
+	cacheETag, cacheLM string
 }
 
 func (f *simFeed) path() string { return "/" + f.name + ".xml" }
@@ -125,8 +153,15 @@ func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time,
 	changed = start
 	for _, p := range f.posts {
 		if !p.at.After(now) {
+			changed = maxTime(changed, p.at)
+			if !p.edited.IsZero() && !p.edited.After(now) {
+				changed = maxTime(changed, p.edited)
+			}
+			if !p.deleted.IsZero() && !p.deleted.After(now) {
+				changed = maxTime(changed, p.deleted)
+				continue
+			}
 			shown = append(shown, p)
-			changed = p.at
 		}
 	}
 	if f.kind.window > 0 && len(shown) > f.kind.window {
@@ -158,13 +193,26 @@ func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time,
 			id = fmt.Sprintf("tag:site.example,2026:build-%d/%s/%d", build, f.name, p.n)
 		}
 		text := html.EscapeString(fmt.Sprintf("<p>Post %d of %s: something worth reading, written at %s.</p>", p.n, f.name, p.at.Format(time.RFC3339)))
+		if !p.edited.IsZero() && !p.edited.After(now) {
+			text += html.EscapeString("<p>Edited: a typo fixed.</p>")
+		}
 		ptitle := fmt.Sprintf("Post %d of %s", p.n, f.name)
+		if f.kind.sloppy {
+			ptitle += " &nbsp;& friends\x01"
+		}
+		idTag := fmt.Sprintf("<guid isPermaLink=\"false\">%s</guid>", id)
 		if f.kind.atom {
-			fmt.Fprintf(&b, `<entry><id>%s</id><title>%s</title><link href="%s"/><updated>%s</updated><content type="html">%s</content></entry>`,
-				id, ptitle, link, p.at.Format(time.RFC3339), text)
+			idTag = "<id>" + id + "</id>"
+		}
+		if f.kind.noGuid {
+			idTag = ""
+		}
+		if f.kind.atom {
+			fmt.Fprintf(&b, `<entry>%s<title>%s</title><link href="%s"/><updated>%s</updated><content type="html">%s</content></entry>`,
+				idTag, ptitle, link, p.at.Format(time.RFC3339), text)
 		} else {
-			fmt.Fprintf(&b, `<item><guid isPermaLink="false">%s</guid><title>%s</title><link>%s</link><description>%s</description><pubDate>%s</pubDate></item>`,
-				id, ptitle, link, text, p.at.Format(time.RFC1123Z))
+			fmt.Fprintf(&b, `<item>%s<title>%s</title><link>%s</link><description>%s</description><pubDate>%s</pubDate></item>`,
+				idTag, ptitle, link, text, p.at.Format(time.RFC1123Z))
 		}
 	}
 	if f.kind.atom {
@@ -173,6 +221,31 @@ func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time,
 		b.WriteString("</channel></rss>")
 	}
 	return []byte(b.String()), changed, links
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// shownAt is the numbers of the posts in the feed's body at now.
+func (f *simFeed) shownAt(now time.Time) map[int]bool {
+	var shown []int
+	for _, p := range f.posts {
+		if !p.at.After(now) && (p.deleted.IsZero() || p.deleted.After(now)) {
+			shown = append(shown, p.n)
+		}
+	}
+	if f.kind.window > 0 && len(shown) > f.kind.window {
+		shown = shown[len(shown)-f.kind.window:]
+	}
+	out := map[int]bool{}
+	for _, n := range shown {
+		out[n] = true
+	}
+	return out
 }
 
 func (f *simFeed) spell(now time.Time) *simSpell {
@@ -196,12 +269,16 @@ type simReq struct {
 	etag, lm     string // the validators answered (or that would have been)
 	bodyHash     string // of the feed's body at that time, sent or not
 	links        []string
-	servedEntrys bool // a 200 to a GET: links were in the body sent
+	servedEntrys bool      // a 200 to a GET: links were in the body sent
+	date         time.Time // the answer's Date header (zero: none sent)
+	staleHead    bool      // a HEAD answered from the cache, with an old GET's validators
+	path         string    // /f3.xml, /f3-new.xml, /f3-mirror.xml
 }
 
 type simRun struct {
-	at     time.Time
-	killed bool
+	at      time.Time
+	killed  bool
+	trigger string // what the kill was timed from
 }
 
 // simWorld is the servers' side: the simulated clock and every feed.
@@ -210,10 +287,13 @@ type simWorld struct {
 	feeds []*simFeed
 	hosts []string // base URLs, one per loopback host
 
-	mu   sync.Mutex
-	run  int
-	runs []simRun
-	log  []simReq
+	mu     sync.Mutex
+	run    int
+	runs   []simRun
+	log    []simReq
+	killer *simKiller
+	// Requests in flight, and the most at once, per host and run.
+	inFlight, maxFlight map[[2]int]int
 }
 
 func simHash(b []byte) string {
@@ -223,7 +303,13 @@ func simHash(b []byte) string {
 
 func (w *simWorld) handler(host int) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		i := slices.IndexFunc(w.feeds, func(f *simFeed) bool { return f.host == host && f.path() == r.URL.Path })
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), ".xml")
+		page := strings.HasSuffix(r.URL.Path, ".html")
+		if page {
+			name = strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), ".html")
+		}
+		name, variant, _ := strings.Cut(name, "-") // f3-new, f3-mirror
+		i := slices.IndexFunc(w.feeds, func(f *simFeed) bool { return f.host == host && f.name == name })
 		if i < 0 {
 			http.NotFound(rw, r)
 			return
@@ -241,7 +327,16 @@ func (w *simWorld) handler(host int) http.Handler {
 		}
 		now := w.runs[run].at
 		w.mu.Unlock()
-		req := simReq{run: run, at: now, feed: i, method: r.Method,
+		if page {
+			// An HTML page that announces its feed: the user listed the
+			// page, the program finds the feed.
+			rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(rw, `<!doctype html><html><head><title>%s</title><link rel="alternate" type="application/rss+xml" href="%s"></head><body><p>A site.</p></body></html>`, f.name, f.path())
+			return
+		}
+		w.flight(host, run, 1)
+		defer w.flight(host, run, -1)
+		req := simReq{run: run, at: now, feed: i, method: r.Method, path: r.URL.Path,
 			inm: r.Header.Get("If-None-Match"), ims: r.Header.Get("If-Modified-Since")}
 		req.conditional = req.inm != "" || req.ims != ""
 		body, changed, links := f.content(now, w.start)
@@ -261,12 +356,32 @@ func (w *simWorld) handler(host int) http.Handler {
 			req.lm = f.fixedLM.UTC().Format(http.TimeFormat)
 		case "churn":
 			req.lm = now.UTC().Format(http.TimeFormat)
+		case "future":
+			// A wrong clock: a date years ahead, while the server compares
+			// If-Modified-Since with the true time of its last change.
+			req.lm = "Tue, 01 Jan 2030 00:00:00 GMT"
+		}
+		h := rw.Header()
+		if f.kind.noDate {
+			h["Date"] = nil
+		} else {
+			req.date = now
+			h.Set("Date", now.UTC().Format(http.TimeFormat))
 		}
 		defer func() {
 			w.mu.Lock()
 			w.log = append(w.log, req)
 			w.mu.Unlock()
 		}()
+		if wait := w.killer.request(run); wait != nil {
+			// This request is the kill's moment: it hangs until the
+			// process is dead.
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+			}
+			return
+		}
 		if f.latency > 0 {
 			select {
 			case <-time.After(f.latency):
@@ -274,7 +389,45 @@ func (w *simWorld) handler(host int) http.Handler {
 				return
 			}
 		}
-		if s := f.spell(now); s != nil {
+		// Redirects: a feed moved for good (301) from some time on; spells
+		// of a temporary one (302) onto a mirror, or of a loop.
+		if !f.movedAt.IsZero() && !now.Before(f.movedAt) && variant == "" {
+			req.status = http.StatusMovedPermanently
+			http.Redirect(rw, r, "/"+f.name+"-new.xml", req.status)
+			return
+		}
+		if s := f.spell(now); s != nil && (s.status == simTemporary || s.status == simLoop) && variant != "mirror" {
+			req.status = http.StatusFound
+			to := "/" + f.name + "-mirror.xml"
+			if s.status == simLoop {
+				to = r.URL.Path
+			}
+			http.Redirect(rw, r, to, req.status)
+			return
+		}
+		if !f.goneAt.IsZero() && !now.Before(f.goneAt) {
+			req.status = http.StatusGone
+			http.Error(rw, "gone", req.status)
+			return
+		}
+		if s := f.spell(now); s != nil && s.status != simTemporary {
+			switch s.status {
+			case simDrop:
+				// The connection dropped without an answer.
+				if hj, ok := rw.(http.Hijacker); ok {
+					if c, _, err := hj.Hijack(); err == nil {
+						c.Close()
+					}
+				}
+				return
+			case simHang:
+				// No answer within the client's timeout.
+				select {
+				case <-time.After(simFetchTimeout + time.Second):
+				case <-r.Context().Done():
+				}
+				return
+			}
 			if s.retryAfter {
 				if s.status == 429 {
 					rw.Header().Set("Retry-After", "3600")
@@ -292,11 +445,32 @@ func (w *simWorld) handler(host int) http.Handler {
 			http.Error(rw, "method not allowed", req.status)
 			return
 		}
-		h := rw.Header()
+		if r.Method == http.MethodHead && f.kind.headErr != 0 {
+			// A CDN rule or a framework without HEAD: the GET works.
+			if f.kind.headErr == 429 {
+				h.Set("Retry-After", "3600")
+			}
+			req.status = f.kind.headErr
+			rw.WriteHeader(req.status)
+			return
+		}
 		if f.kind.atom {
 			h.Set("Content-Type", "application/atom+xml")
 		} else {
 			h.Set("Content-Type", "application/rss+xml")
+		}
+		if f.kind.maxAge > 0 {
+			h.Set("Cache-Control", fmt.Sprintf("max-age=%d", f.kind.maxAge))
+		}
+		if r.Method == http.MethodHead && f.kind.staleHead {
+			// A cache in front of the origin answers the HEAD with the
+			// validators of the last GET it passed on.
+			w.mu.Lock()
+			if f.cacheETag != "" || f.cacheLM != "" {
+				req.staleHead = req.etag != f.cacheETag || req.lm != f.cacheLM
+				req.etag, req.lm = f.cacheETag, f.cacheLM
+			}
+			w.mu.Unlock()
 		}
 		if req.etag != "" {
 			h.Set("ETag", req.etag)
@@ -304,20 +478,73 @@ func (w *simWorld) handler(host int) http.Handler {
 		if req.lm != "" {
 			h.Set("Last-Modified", req.lm)
 		}
-		if f.kind.honour && simNotModified(req) {
+		notModified := simNotModified(req)
+		if f.kind.lm == "future" && req.inm == "" && req.ims != "" {
+			ims, err := http.ParseTime(req.ims)
+			notModified = err == nil && !changed.After(ims)
+		}
+		if f.kind.honour && notModified {
 			req.status = http.StatusNotModified
 			rw.WriteHeader(req.status)
 			return
 		}
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		if r.Method == http.MethodGet {
+			w.mu.Lock()
+			f.cacheETag, f.cacheLM = req.etag, req.lm
+			w.mu.Unlock()
+		}
+		sent := body
+		if f.kind.encoding != "" && strings.Contains(r.Header.Get("Accept-Encoding"), f.kind.encoding) {
+			sent = simEncode(f.kind.encoding, body)
+			h.Set("Content-Encoding", f.kind.encoding)
+		}
+		h.Set("Content-Length", strconv.Itoa(len(sent)))
 		req.status = http.StatusOK
 		rw.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodGet {
 			req.servedEntrys = true
 			req.links = links
-			rw.Write(body)
+			rw.Write(sent)
 		}
 	})
+}
+
+// Spells that are not statuses.
+const (
+	simDrop = -1 // the connection is closed without an answer
+	simHang = -2 // no answer within the timeout
+	// Redirect spells.
+	simTemporary = -3 // 302 onto a mirror
+	simLoop      = -4 // 302 onto itself
+)
+
+// flight counts a host's requests in flight for a run, keeping the most.
+func (w *simWorld) flight(host, run, d int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.inFlight == nil {
+		w.inFlight, w.maxFlight = map[[2]int]int{}, map[[2]int]int{}
+	}
+	k := [2]int{host, run}
+	w.inFlight[k] += d
+	w.maxFlight[k] = max(w.maxFlight[k], w.inFlight[k])
+}
+
+// simFetchTimeout is the config's [fetch] timeout: short, so that a
+// server that hangs costs a run little.
+const simFetchTimeout = 2 * time.Second
+
+func simEncode(enc string, body []byte) []byte {
+	var b bytes.Buffer
+	var w io.WriteCloser
+	if enc == "br" {
+		w = brotli.NewWriter(&b)
+	} else {
+		w = gzip.NewWriter(&b)
+	}
+	w.Write(body)
+	w.Close()
+	return b.Bytes()
 }
 
 var simRunAgent = regexp.MustCompile(`/sim-run/([0-9]+)\)`)
@@ -387,48 +614,91 @@ func simOff() map[string]bool {
 	return off
 }
 
-func newSimSetup(seed uint64, hours int, off map[string]bool) *simSetup {
+func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 	rng := rand.New(rand.NewPCG(seed, 22))
 	// A start anywhere in the year (daylight-saving days included), at a
 	// minute past the hour that cron might choose.
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(360*24)) * time.Hour).Add(time.Duration(rng.IntN(60)) * time.Minute)
+	hours := days * 24
 	s := &simSetup{seed: seed, start: start, hours: hours, rng: rng, off: off}
-	validators := []string{"none", "honest", "fixed", "churn"}
+	validators := []string{"none", "honest", "fixed", "churn", "future"}
 	nfeeds := 15 + rng.IntN(8)
 	for i := range nfeeds {
 		f := &simFeed{name: fmt.Sprintf("f%d", i), host: rng.IntN(5), fixedLM: start.Add(-time.Duration(1+rng.IntN(1000)) * time.Hour)}
 		for {
-			k := simKind{honour: rng.IntN(2) == 0, etag: validators[rng.IntN(4)], lm: validators[rng.IntN(4)]}
+			k := simKind{honour: rng.IntN(2) == 0, etag: validators[rng.IntN(4)], lm: validators[rng.IntN(5)]}
+			if k.lm == "future" {
+				// A server comparing dates, its clock years ahead.
+				k.honour, k.etag = true, "none"
+			}
 			if k.honour && (k.etag == "fixed" || k.lm == "fixed") {
 				continue // its entries could never be seen: nothing to test
 			}
-			if rng.IntN(3) == 0 {
-				k.window = 3 + rng.IntN(8)
+			switch rng.IntN(3) {
+			case 0:
+				k.window = 3 + rng.IntN(8) // a busy feed's rolling window
+			case 1:
+				k.blog = true // few posts, ten kept for months
+				k.window = 10
 			}
 			k.rebuild = rng.IntN(5) == 0
 			k.spells = rng.IntN(3) == 0
-			k.noHead = !k.honour && rng.IntN(4) == 0
-			k.slow = rng.IntN(3) == 0
+			k.noHead = !k.honour && rng.IntN(6) == 0
+			if !k.honour && !k.noHead && rng.IntN(3) == 0 {
+				k.headErr = []int{404, 410, 500, 429}[rng.IntN(4)]
+			}
+			k.staleHead = !k.honour && k.headErr == 0 && !k.noHead && rng.IntN(3) == 0
+			k.slow = rng.IntN(4) == 0
 			k.atom = rng.IntN(3) == 0
+			k.noDate = rng.IntN(4) == 0
+			k.encoding = []string{"", "", "gzip", "br"}[rng.IntN(4)]
+			if rng.IntN(6) == 0 {
+				k.maxAge = []int{600, 3600, 7200}[rng.IntN(3)]
+			}
+			k.noGuid = !k.rebuild && rng.IntN(6) == 0
+			k.sloppy = rng.IntN(6) == 0
+			k.edits = rng.IntN(4) == 0
+			k.gone = rng.IntN(15) == 0
+			k.moved = rng.IntN(8) == 0
 			if off[k.base()] {
 				continue
 			}
 			for _, t := range k.tags()[1:] {
-				switch t {
-				case "window":
-					k.window = 0
-				case "rebuild":
-					k.rebuild = !off[t]
-				case "spells":
-					k.spells = !off[t]
-				case "no-head":
-					k.noHead = !off[t]
-				case "slow":
-					k.slow = !off[t]
+				if !off[t] && !off[strings.SplitN(t, "-", 2)[0]] {
+					continue
 				}
-			}
-			if k.window == 0 && rng.IntN(3) == 0 && !off["window"] {
-				k.window = 3 + rng.IntN(8)
+				switch {
+				case t == "window" || t == "blog":
+					k.window, k.blog = 0, false
+				case t == "rebuild":
+					k.rebuild = false
+				case t == "spells":
+					k.spells = false
+				case t == "no-head":
+					k.noHead = false
+				case t == "slow":
+					k.slow = false
+				case strings.HasPrefix(t, "head-"):
+					k.headErr = 0
+				case t == "stale-head":
+					k.staleHead = false
+				case t == "no-date":
+					k.noDate = false
+				case t == "gzip" || t == "br":
+					k.encoding = ""
+				case strings.HasPrefix(t, "max-age"):
+					k.maxAge = 0
+				case t == "no-guid":
+					k.noGuid = false
+				case t == "sloppy":
+					k.sloppy = false
+				case t == "edits":
+					k.edits = false
+				case t == "gone":
+					k.gone = false
+				case t == "moved":
+					k.moved = false
+				}
 			}
 			f.kind = k
 			break
@@ -436,29 +706,57 @@ func newSimSetup(seed uint64, hours int, off map[string]bool) *simSetup {
 		if f.kind.slow {
 			f.latency = time.Duration(20+rng.IntN(150)) * time.Millisecond
 		}
-		// Publishing: nothing at the start (so the first digests, built at
-		// once, owe nothing), then a post in some hours, between runs.
+		// Publishing: a post in some hours, between runs; a blog's posts
+		// days apart, ten of them before the start (a first digest shows
+		// the five newest, the others never).
 		rate := 2 + rng.IntN(30) // one post in rate hours on average
+		switch {
+		case f.kind.blog:
+			rate = 48 + rng.IntN(300)
+		case f.kind.window == 0:
+			rate = 8 + rng.IntN(60) // every post kept: not too many
+		}
 		n := 0
+		if f.kind.blog {
+			for k := 10; k >= 1; k-- {
+				n++
+				f.posts = append(f.posts, simPost{n: n, at: start.Add(-time.Duration(k*rate) * time.Hour)})
+			}
+		}
 		for h := 1; h < hours; h++ {
 			if rng.IntN(rate) == 0 {
 				n++
-				f.posts = append(f.posts, simPost{n: n, at: start.Add(time.Duration(h)*time.Hour - time.Duration(1+rng.IntN(58))*time.Minute)})
+				p := simPost{n: n, at: start.Add(time.Duration(h)*time.Hour - time.Duration(1+rng.IntN(58))*time.Minute)}
+				if f.kind.edits && rng.IntN(3) == 0 {
+					p.edited = p.at.Add(time.Duration(1+rng.IntN(72)) * time.Hour)
+				}
+				if f.kind.edits && rng.IntN(8) == 0 {
+					p.deleted = p.at.Add(time.Duration(1+rng.IntN(72)) * time.Hour)
+				}
+				f.posts = append(f.posts, p)
 			}
 		}
 		if f.kind.rebuild {
 			for h := 1; h < hours; h++ {
-				if rng.IntN(30) == 0 {
+				if rng.IntN(30*days/7) == 0 {
 					f.rebuilds = append(f.rebuilds, start.Add(time.Duration(h)*time.Hour-time.Duration(1+rng.IntN(58))*time.Minute))
 				}
 			}
 		}
 		if f.kind.spells {
-			for range 1 + rng.IntN(3) {
-				from := start.Add(time.Duration(2+rng.IntN(hours-2))*time.Hour - 30*time.Minute)
+			// Spells from the second day on (every feed is read at the
+			// start), a few a month.
+			for range 1 + rng.IntN(1+days/20) {
+				from := start.Add(time.Duration(48+rng.IntN(hours-48))*time.Hour - 30*time.Minute)
 				f.spells = append(f.spells, simSpell{from: from, to: from.Add(time.Duration(1+rng.IntN(12)) * time.Hour),
-					status: []int{404, 500, 503, 429}[rng.IntN(4)], retryAfter: rng.IntN(2) == 0})
+					status: []int{404, 500, 503, 429, simDrop, simHang, simTemporary, simLoop}[rng.IntN(8)], retryAfter: rng.IntN(2) == 0})
 			}
+		}
+		if f.kind.moved {
+			f.movedAt = start.Add(time.Duration(48+rng.IntN(hours-48)) * time.Hour)
+		}
+		if f.kind.gone {
+			f.goneAt = start.Add(time.Duration(48+rng.IntN(hours-48)) * time.Hour)
 		}
 		s.feeds = append(s.feeds, f)
 	}
@@ -494,6 +792,15 @@ type simRunner struct {
 	suspect    map[int]bool   // feeds read by two killed runs in a row: a penalty is then allowed
 	died       []simViolation // feeds said to have died with a run, after a run to the end
 	variant    map[int]bool   // feeds written another way in some user's list
+	htmlPage   map[int]bool   // feeds some user listed by their site's HTML page
+	events     map[int]*simFeedEvents
+	cutInData  map[string][]time.Time // per user, kills that landed while the relay was taking the data of their email
+	killer     *simKiller
+	attempts   map[string]int // kills tried, by phase
+	hits       map[string]int // kills that landed inside a run, by phase
+	resumes    int            // moves to a fresh directory holding only what the workflow saves
+	lastReqs   int            // requests of the last run to the end
+	lastMails  int            // conversations with the relay of the last run to the end
 }
 
 func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
@@ -510,12 +817,17 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 		t.Cleanup(srv.Close)
 		w.hosts = append(w.hosts, srv.URL)
 	}
-	mail := smtptest.Start(t)
+	killer := newSimKiller()
+	krng := rand.New(rand.NewPCG(s.seed, 35))
+	killer.rng = krng.IntN
+	w.killer = killer
+	mail := smtptest.Start(t, smtptest.WithHook(killer.hook))
 	dir := t.TempDir()
-	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{}}
+	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{},
+		killer: killer, attempts: map[string]int{}, hits: map[string]int{}, htmlPage: map[int]bool{}, cutInData: map[string][]time.Time{}}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\nmax_entries_per_feed = 10000\n")
-	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"20s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
+	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"2s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
 	fmt.Fprintf(&cfg, "[email]\nfrom = \"Digest <digest@example.org>\"\noutbox = \"outbox\"\nsmtp = %q\ntls = \"none\"\n", mail.URL())
 	for i := range s.users {
 		u := &s.users[i]
@@ -528,7 +840,11 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 			k := s.rng.IntN(len(u.urls))
 			variant := simVariant(u.urls[k], s.rng)
 			r.variant[u.feeds[k]] = true
-			if s.rng.IntN(2) == 0 {
+			if s.rng.IntN(3) == 0 && !s.off["html"] {
+				// The site's page, which announces the feed.
+				u.urls[k] = strings.TrimSuffix(u.urls[k], ".xml") + ".html"
+				r.htmlPage[u.feeds[k]] = true
+			} else if s.rng.IntN(2) == 0 {
 				u.urls = append(u.urls, variant)
 			} else {
 				u.urls[k] = variant
@@ -576,79 +892,35 @@ func (r *simRunner) beginRun(now time.Time) int {
 	return r.w.run
 }
 
-// killOnce starts a run and kills it at a random moment, sometimes with
-// the machine's CPUs busy; false when the run ended first.
-func (r *simRunner) killOnce(now time.Time) bool {
-	rng := r.s.rng
-	run := r.beginRun(now)
-	cmd := r.command(now)
-	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	if rng.IntN(4) == 0 {
-		r.loaded++
-		for range 2 {
-			go func() {
-				x := 0
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-						for i := range 100000 {
-							x += i
-						}
-					}
-				}
-			}()
-		}
-	}
-	time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGKILL)
-	err := cmd.Wait()
-	close(stop)
-	if err == nil {
-		return false
-	}
-	if cmd.ProcessState.ExitCode() != -1 {
-		r.t.Fatalf("run at %s failed (seed %d): %v", now.Format(time.RFC3339), r.s.seed, err)
-	}
-	r.w.mu.Lock()
-	r.w.runs[run].killed = true
-	r.w.mu.Unlock()
-	r.kills++
-	return true
-}
-
 func (r *simRunner) runToEnd(now time.Time) {
-	r.beginRun(now)
+	run := r.beginRun(now)
+	convs := r.conversations()
 	began := time.Now()
 	out, err := r.command(now).CombinedOutput()
 	r.runTime += time.Since(began)
 	if err != nil {
 		r.t.Fatalf("seed %d: run at %s: %v\n%s", r.s.seed, now.Format(time.RFC3339), err, out)
 	}
-}
-
-// simulate runs the binary every hour of the simulated time.
-func (r *simRunner) simulate() {
-	for h := range r.s.hours {
-		now := r.s.start.Add(time.Duration(h) * time.Hour)
-		killedRuns := []int{}
-		if !r.s.off["kill"] && r.s.rng.IntN(6) == 0 {
-			for range 1 + r.s.rng.IntN(3) {
-				if r.killOnce(now) {
-					killedRuns = append(killedRuns, len(r.w.runs)-1)
-				}
-			}
-		}
-		r.markSuspects(killedRuns)
-		r.runToEnd(now)
-		if len(killedRuns) > 0 {
-			r.checkNotBlamed(now)
+	r.w.mu.Lock()
+	reqs := 0
+	for _, q := range r.w.log {
+		if q.run == run {
+			reqs++
 		}
 	}
+	r.w.mu.Unlock()
+	if reqs > 0 {
+		r.lastReqs = reqs
+	}
+	if n := r.conversations() - convs; n > 0 {
+		r.lastMails = n
+	}
+}
+
+func (r *simRunner) conversations() int {
+	r.killer.mu.Lock()
+	defer r.killer.mu.Unlock()
+	return r.killer.convs
 }
 
 // markSuspects notes the feeds that two killed runs in a row read: DESIGN
@@ -731,99 +1003,6 @@ type simViolation struct {
 	class             string    // which bug of issue 22 it looks like (classify)
 }
 
-// check is the model: it reads the servers' log and says what each
-// digest must hold, then compares.
-func (r *simRunner) check() []simViolation {
-	var out []simViolation
-	var at time.Time
-	add := func(what, feed, format string, args ...any) {
-		out = append(out, simViolation{what: what, feed: feed, at: at, story: fmt.Sprintf(format, args...)})
-	}
-	s, w := r.s, r.w
-	// When each user's digests are built: at the first run (at once), then
-	// at the first run whose digest date is later than the last one's.
-	type build struct {
-		at  time.Time
-		key string
-	}
-	builds := map[string][]build{}
-	for _, u := range s.users {
-		for h := range s.hours {
-			now := s.start.Add(time.Duration(h) * time.Hour)
-			key := u.digestKey(now)
-			if b := builds[u.name]; len(b) == 0 || key > b[len(b)-1].key {
-				builds[u.name] = append(builds[u.name], build{now, key})
-			}
-		}
-	}
-	// When each entry was first served, in a body, to any run.
-	firstServed := map[string]time.Time{}
-	feedOf := map[string]int{}
-	for _, q := range w.log {
-		if !q.servedEntrys {
-			continue
-		}
-		for _, l := range q.links {
-			if t, ok := firstServed[l]; !ok || q.at.Before(t) {
-				firstServed[l] = q.at
-				feedOf[l] = q.feed
-			}
-		}
-	}
-	for _, u := range s.users {
-		pages := simPages(r.t, filepath.Join(r.dir, "site"), u.name)
-		for fi, f := range s.feeds {
-			subscribed := slices.Contains(u.feeds, fi)
-			for _, p := range f.posts {
-				l := simLink(f.name, p.n)
-				got := pages[l]
-				served, ok := firstServed[l]
-				if !subscribed || !ok {
-					if len(got) > 0 {
-						add("unexpected", f.name, "%s: %s in the digests %v, but it was never served to a run or %s is not subscribed to %s [%s]",
-							u.name, l, got, u.name, f.name, f.kind)
-					}
-					continue
-				}
-				want := ""
-				for _, b := range builds[u.name] {
-					if !b.at.Before(served) {
-						want = b.key
-						break
-					}
-				}
-				at = served
-				story := fmt.Sprintf("%s: %s [%s], published %s, first served %s: in digests %v, want %s",
-					u.name, l, f.kind, p.at.Format(time.RFC3339), served.Format(time.RFC3339), got, cmpOr(want, "none yet (its digest is after the end)"))
-				switch {
-				case len(got) > 1:
-					add("repeated", f.name, "%s", story)
-				case r.suspect[fi]:
-					// A suspected feed may wait out a penalty: at most once,
-					// never early.
-					if len(got) == 1 && got[0] < want && want != "" {
-						add("early", f.name, "%s", story)
-					}
-				case want == "" && len(got) > 0:
-					add("early", f.name, "%s", story)
-				case want != "" && len(got) == 0:
-					add("lost", f.name, "%s", story)
-				case want != "" && got[0] != want:
-					add("wrong digest", f.name, "%s", story)
-				}
-			}
-		}
-	}
-	for id, n := range mailedTimes(r.t, r.mail) {
-		if n > 1 {
-			add("mailed twice", id, "digest %s mailed %d times", id, n)
-		}
-	}
-	out = append(out, r.died...)
-	out = append(out, r.checkRequests()...)
-	return out
-}
-
 // simClasses counts violations by class, for a summary line.
 func simClasses(vs []simViolation) string {
 	n := map[string]int{}
@@ -836,13 +1015,6 @@ func simClasses(vs []simViolation) string {
 	}
 	sort.Strings(out)
 	return "[" + strings.Join(out, "; ") + "]"
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // checkRequests checks each poll of a run that ended against DESIGN
@@ -869,6 +1041,12 @@ func (r *simRunner) checkRequests() []simViolation {
 			lastGetAt   time.Time           // when
 			killedGet   bool                // a killed run was served a body since: what is stored is unsure
 			ignoring    bool                // has shown it ignores conditional GETs
+			after429    bool                // a HEAD was answered 429: the next request is a GET
+			moved       bool                // a 301 was answered to a run that ended
+			movedDone   bool                // and its target answered
+			gone        bool                // a GET was answered 410 in a run that ended
+			staleSaid   bool                // a poll ended on a HEAD whose cache hid a change
+			staleShown  bool                // and a GET since showed the change
 			refusedHead bool                // has answered HEAD with 405
 			liar        = map[string]bool{} // "etag", "lm": stayed the same while the body changed
 			prevByRun   = map[int][]simReq{}
@@ -882,14 +1060,32 @@ func (r *simRunner) checkRequests() []simViolation {
 		}
 		sort.Ints(runsInOrder)
 		for _, run := range runsInOrder {
-			poll := prevByRun[run]
 			killed := w.runs[run].killed
+			// A redirect's hop is not a request of its own: the poll is
+			// the requests that were answered.
+			var poll []simReq
+			for _, q := range prevByRun[run] {
+				if q.status == http.StatusMovedPermanently && !killed {
+					moved = true
+				}
+				if moved && q.path == f.path() && movedDone {
+					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a %s of the old URL at %s, after a 301 whose target answered", q.method, w.runs[run].at.Format(time.RFC3339))})
+				}
+				// (Nor is a request the server never answered, a dropped
+				// connection that the client's transport tries again.)
+				if q.status/100 != 3 && q.status != 0 {
+					poll = append(poll, q)
+				}
+				if moved && !killed && q.path != f.path() && (q.status == 200 || q.status == 304) {
+					movedDone = true
+				}
+			}
 			at := w.runs[run].at.Format(time.RFC3339)
 			var methods []string
 			for _, q := range poll {
 				methods = append(methods, fmt.Sprintf("%s %d", q.method, q.status))
 			}
-			if !killed {
+			if !killed && !r.htmlPage[fi] && len(poll) > 0 {
 				if len(poll) > 2 || (len(poll) == 2 && (poll[0].method != http.MethodHead || poll[1].method != http.MethodGet)) {
 					out = append(out, simViolation{what: "requests", feed: f.name, story: story("%d requests in one poll at %s: %v", len(poll), at, methods)})
 				}
@@ -907,14 +1103,29 @@ func (r *simRunner) checkRequests() []simViolation {
 						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD on a first poll at %s: %v", at, methods)})
 					case f.kind.etag == "none" && f.kind.lm == "none":
 						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD to a server that sends no validators at %s: %v", at, methods)})
-					case refusedHead:
-						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD at %s to a server that answered HEAD with 405: %v", at, methods)})
+					case refusedHead && !r.htmlPage[fi]:
+						// (A feed listed by its page too is two records, each
+						// learning for itself.)
+						out = append(out, simViolation{what: "head after error", feed: f.name, story: story("a HEAD at %s to a server that answered a HEAD with an error (after one, no HEAD again): %v", at, methods)})
 					case !ignoring:
 						out = append(out, simViolation{what: "requests", feed: f.name, story: story("a HEAD at %s to a server that never showed it ignores conditional GETs: %v", at, methods)})
 					}
-					if q.status == http.StatusMethodNotAllowed && !killed {
+					if q.status != 0 && q.status != 200 && q.status != 304 && !killed {
 						refusedHead = true // learnt, for sure, by a run that ended
 					}
+				}
+			}
+			out = append(out, r.checkHeadHint(f, poll, killed, at, methods, &after429, &gone)...)
+			// A cache that answered HEADs with old validators, once a GET
+			// has shown it, is never believed again.
+			if !killed && len(poll) == 1 && poll[0].method == http.MethodHead && (poll[0].status == 200 || poll[0].status == 304) && gotBody && !killedGet {
+				if staleShown {
+					out = append(out, simViolation{what: "stale head trusted", feed: f.name, story: story("the poll at %s ended on a HEAD, though a HEAD of this server said \"unchanged\" while its body had changed, as a GET then showed: %v", at, methods)})
+				}
+				// (Where the cache's validator is fixed forever, the
+				// validator lies, not the cache: it is distrusted alone.)
+				if f.kind.staleHead && f.kind.base() != "ignore-fixed" && poll[0].bodyHash != lastBody {
+					staleSaid = true
 				}
 			}
 			// A poll of a run that ended with a HEAD alone, while the body
@@ -960,6 +1171,9 @@ func (r *simRunner) checkRequests() []simViolation {
 					if q.bodyHash != lastBody && q.lm != "" && q.lm == lastLM {
 						liar["lm"] = true
 					}
+				}
+				if staleSaid && q.bodyHash != lastBody {
+					staleShown = true
 				}
 				gotBody, killedGet = true, false
 				lastBody, lastETag, lastLM, lastGetAt = q.bodyHash, q.etag, q.lm, q.at
@@ -1076,7 +1290,7 @@ func simSeeds(t *testing.T) []uint64 {
 // with kills, checked against the model.
 func TestAdversarialSimulation(t *testing.T) {
 	bin := binary(t)
-	days := 7
+	days := 120
 	if v := os.Getenv("FEEDDIGEST_SIM_DAYS"); v != "" {
 		var err error
 		if days, err = strconv.Atoi(v); err != nil || days < 1 {
@@ -1088,9 +1302,9 @@ func TestAdversarialSimulation(t *testing.T) {
 	for _, seed := range simSeeds(t) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			began := time.Now()
-			s := newSimSetup(seed, days*24, off)
+			s := newSimSetup(seed, days, off)
 			r := newSimRunner(t, bin, s)
-			r.simulate()
+			r.simulate(simSchedule(s, days))
 			vs := r.check()
 			r.classify(vs)
 			served := 0
@@ -1099,8 +1313,8 @@ func TestAdversarialSimulation(t *testing.T) {
 					served++
 				}
 			}
-			t.Logf("seed %d: %d feeds, %d runs (%d killed, %d under load), %d requests, %d bodies, %s (%s in runs to the end); violations by class: %s",
-				seed, len(s.feeds), len(r.w.runs), r.kills, r.loaded, len(r.w.log), served, time.Since(began).Round(time.Millisecond), r.runTime.Round(time.Millisecond), simClasses(vs))
+			t.Logf("seed %d: %d days, %d feeds, %d runs (%d killed, %d under load; kills landed/tried by phase %s; %d resumed from the workflow's saved files), %d requests, %d bodies, %d emails, %s (%s in runs to the end); violations by class: %s",
+				seed, days, len(s.feeds), len(r.w.runs), r.kills, r.loaded, r.killPhases(), r.resumes, len(r.w.log), served, len(r.mail.Messages()), time.Since(began).Round(time.Millisecond), r.runTime.Round(time.Millisecond), simClasses(vs))
 			if len(vs) > 0 {
 				simTell(t, seed, r, vs)
 			}

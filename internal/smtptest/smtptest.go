@@ -10,6 +10,7 @@ package smtptest
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -46,6 +47,7 @@ type Server struct {
 	refusing bool // DATA answered 554
 	logins   int  // AUTH attempts
 	badLogin bool // AUTH answered 535
+	hook     Hook // nil: every stage goes on at once
 	stall    *stall
 	narrow   bool // connections get a small window (NarrowWindow)
 	waiters  []acceptWaiter
@@ -55,6 +57,50 @@ type Server struct {
 type acceptWaiter struct {
 	n    int
 	done chan struct{}
+}
+
+// Moment is a moment of an SMTP conversation at which a Hook is called.
+type Moment int
+
+const (
+	AtGreeting Moment = iota // a connection was accepted, before the 220
+	AtHello                  // EHLO/HELO, before its answer
+	AtMail                   // MAIL FROM, before its answer
+	AtRcpt                   // RCPT TO, before its answer
+	AtData                   // DATA, before the message is read
+	AtDataEnd                // the message was read to its end, before the answer
+)
+
+func (st Moment) String() string {
+	return [...]string{"greeting", "hello", "mail", "rcpt", "data", "end of data"}[st]
+}
+
+// A Hook is called at each stage of each conversation, with the message
+// as read so far (its Data only at AtDataEnd). It may block (a relay that
+// stalls: the client waits), return an error the server answers with (an
+// *smtp.SMTPError for a refusal), or return ErrDrop to close the
+// connection without an answer. At AtDataEnd, ErrDropAccepted keeps the
+// message as accepted and then drops the connection (the answer lost).
+type Hook func(st Moment, m Message) error
+
+var (
+	ErrDrop         = errors.New("smtptest: drop the connection")
+	ErrDropAccepted = errors.New("smtptest: accept the message, then drop the connection")
+)
+
+// WithHook makes the server call h at every stage of every conversation.
+func WithHook(h Hook) Option { return func(s *Server) { s.hook = h } }
+
+// at runs the hook, if any, for a stage of the conversation on c.
+func (s *Server) at(st Moment, m Message, c io.Closer) error {
+	if s.hook == nil {
+		return nil
+	}
+	err := s.hook(st, m)
+	if errors.Is(err, ErrDrop) {
+		c.Close()
+	}
+	return err
 }
 
 // Option changes a Server.
@@ -109,7 +155,45 @@ func (s *Server) Restart() {
 	s.port = l.Addr().(*net.TCPAddr).Port
 	s.server, s.listener = srv, l
 	s.mu.Unlock()
-	go srv.Serve(l)
+	var served net.Listener = l
+	if s.hook != nil {
+		served = hookedListener{l, s}
+	}
+	go srv.Serve(served)
+}
+
+// hookedListener calls the hook's AtGreeting stage before the server
+// writes its greeting to a connection.
+type hookedListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l hookedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &greetConn{Conn: c, s: l.s}, nil
+}
+
+// greetConn runs the AtGreeting stage at its first write (the 220), in
+// the connection's own goroutine so that a stall holds only this client.
+type greetConn struct {
+	net.Conn
+	s       *Server
+	greeted bool
+}
+
+func (c *greetConn) Write(b []byte) (int, error) {
+	if !c.greeted {
+		c.greeted = true
+		if err := c.s.at(AtGreeting, Message{}, c.Conn); err != nil {
+			c.Conn.Close()
+			return 0, err
+		}
+	}
+	return c.Conn.Write(b)
 }
 
 // Stop closes the listener: connections are refused until Restart. A
@@ -234,6 +318,9 @@ func (s *Server) Accepted(n int) <-chan struct{} {
 type backend struct{ s *Server }
 
 func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	if err := b.s.at(AtHello, Message{}, c); err != nil {
+		return nil, err
+	}
 	if len(b.s.authMech) > 0 {
 		return &authSession{session{server: b.s, conn: c}}, nil
 	}
@@ -249,23 +336,34 @@ type session struct {
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	_, encrypted := s.conn.TLSConnectionState()
 	s.cur = Message{From: from, Encrypted: encrypted}
-	return nil
+	return s.server.at(AtMail, s.cur, s.conn)
 }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	s.cur.To = append(s.cur.To, to)
-	return nil
+	return s.server.at(AtRcpt, s.cur, s.conn)
 }
 
 func (s *session) Data(r io.Reader) error {
 	if s.stallData(r) {
 		return errStalled
 	}
+	if err := s.server.at(AtData, s.cur, s.conn); err != nil {
+		return err
+	}
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
 	s.cur.Data = b
+	switch err := s.server.at(AtDataEnd, s.cur, s.conn); {
+	case errors.Is(err, ErrDropAccepted):
+		s.server.receive(s.cur)
+		s.conn.Close()
+		return err
+	case err != nil:
+		return err
+	}
 	return s.server.receive(s.cur)
 }
 
