@@ -1,11 +1,12 @@
 package e2e
 
 // The adversarial simulation: seeded random publishers that behave the
-// way real servers do (well or badly), users around the world, hourly
-// runs of the real binary over a simulated week, some killed with
-// SIGKILL at random moments, and a model written from DESIGN.md that
-// says, from what the servers served and when, which digest of which
-// user must hold each entry. See TestAdversarialSimulation.
+// way real servers do (well or badly), users around the world, runs of
+// the real binary over months (daily, and hourly on some days), some
+// killed with SIGKILL at moments timed from what the servers and the
+// relay see, and a model written from the design's rules, not from the
+// code, that says which digest of which user must hold each entry and
+// when. See TestAdversarialSimulation.
 
 import (
 	"bytes"
@@ -572,7 +573,7 @@ type simUser struct {
 	urls       []string // as written in the config
 }
 
-// digestKey is, from DESIGN.md, the date that names the user's digest of
+// digestKey is, by the design's rule, the date that names the user's digest of
 // now: the local date at now minus the digest hour, or for a weekly user
 // the most recent digest day at or before it.
 func (u simUser) digestKey(now time.Time) string {
