@@ -49,22 +49,12 @@ func (s *Store) ClaimArticles(ctx context.Context, feedID int64, candidates []do
 }
 
 // freshEntries are the candidates with a link that the feed does not
-// hold yet, in order.
+// hold yet, in order (store.FreshEntries).
 func freshEntries(ctx context.Context, tx pgx.Tx, feedID int64, candidates []domain.Entry) ([]domain.Entry, error) {
-	var fresh []domain.Entry
-	for _, e := range candidates {
-		if e.Link == "" {
-			continue
-		}
-		var stored bool
-		if err := tx.QueryRow(ctx, storedEntry, feedID, e.Key, e.Link).Scan(&stored); err != nil {
-			return nil, err
-		}
-		if !stored {
-			fresh = append(fresh, e)
-		}
-	}
-	return fresh, nil
+	return store.FreshEntries(candidates, func(e domain.Entry) (stored bool, err error) {
+		err = tx.QueryRow(ctx, storedEntry, feedID, e.Key, e.Link).Scan(&stored)
+		return stored, err
+	})
 }
 
 // articleReaders are the feed's subscriptions as store.MayBeShown reads

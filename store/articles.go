@@ -40,6 +40,26 @@ func ClaimInOrder(candidates []domain.Entry, limit int, claim func(domain.Entry)
 	return keys, nil
 }
 
+// FreshEntries are the candidates with a link that stored says the feed
+// does not hold yet, in order: ClaimArticles's first step, for both back
+// ends, which answer stored with a query of their own.
+func FreshEntries(candidates []domain.Entry, stored func(domain.Entry) (bool, error)) ([]domain.Entry, error) {
+	var fresh []domain.Entry
+	for _, e := range candidates {
+		if e.Link == "" {
+			continue
+		}
+		held, err := stored(e)
+		if err != nil {
+			return nil, err
+		}
+		if !held {
+			fresh = append(fresh, e)
+		}
+	}
+	return fresh, nil
+}
+
 // ArticleReader is what ClaimArticles needs of a subscription to a feed: when
 // it was added, and when a digest introduced the feed (zero: none yet).
 type ArticleReader struct {
