@@ -78,20 +78,25 @@ type simKiller struct {
 	fired   chan struct{} // closed when the trigger fires
 	done    chan struct{} // closed when the process is dead
 	inDoubt []string      // Message-IDs whose data ended before the kill
-	// The recipients of the message whose data the relay was last taking
-	// (from DATA to the next message): a kill timed otherwise may land
-	// between the end of its data and the answer too.
-	inData []string
+	// The recipients of the messages whose data the relay is taking (from
+	// DATA until the relay has the end of the data), counted, in every
+	// conversation at once: the program sends to several users side by
+	// side, and it marks a send in doubt just before it writes the end of
+	// the data, so a kill (timed from anything, a stage of another
+	// conversation included) that lands in that window leaves an email in
+	// doubt that the relay never got.
+	inData map[string]int
 	relay  string // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
 	rng    func(int) int
 }
 
-func newSimKiller() *simKiller { return &simKiller{run: -1} }
+func newSimKiller() *simKiller { return &simKiller{run: -1, inData: map[string]int{}} }
 
 func (k *simKiller) arm(run int, tr simTrigger) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.run, k.tr, k.reqs, k.base = run, tr, 0, k.convs
+	k.inData = map[string]int{} // the last process is dead: its conversations too
 	k.fired, k.done = make(chan struct{}), make(chan struct{})
 }
 
@@ -141,11 +146,18 @@ func (k *simKiller) hook(st smtptest.Moment, m smtptest.Message) error {
 	switch st {
 	case smtptest.AtGreeting:
 		k.convs++
-		k.inData = nil
-	case smtptest.AtMail:
-		k.inData = nil
 	case smtptest.AtData:
-		k.inData = m.To
+		for _, to := range m.To {
+			k.inData[to]++
+		}
+	case smtptest.AtDataEnd:
+		// The relay has the whole message: from here, a kill leaves it in
+		// doubt only as the cases below record (inDoubt).
+		for _, to := range m.To {
+			if k.inData[to]--; k.inData[to] <= 0 {
+				delete(k.inData, to)
+			}
+		}
 	}
 	if k.run >= 0 && k.tr.phase == "mailing" && k.convs-k.base == k.tr.n && st == k.tr.stage {
 		if st == smtptest.AtDataEnd {
@@ -256,12 +268,9 @@ func (r *simRunner) killOnce(now time.Time, tr simTrigger) bool {
 	r.kills++
 	r.hits[tr.phase]++
 	r.killer.mu.Lock()
-	// (A kill timed from the relay's own stage is known exactly: only
-	// one at the end of the data leaves the email in doubt.)
-	for _, to := range r.killer.inData {
-		if tr.phase == "mailing" {
-			break
-		}
+	// Whatever timed it, the kill may have landed while another
+	// conversation's data was being written (see simKiller.inData).
+	for to := range r.killer.inData {
 		user, _, _ := strings.Cut(to, "@")
 		r.cutInData[user] = append(r.cutInData[user], now)
 	}
