@@ -221,7 +221,7 @@ func (r *simRunner) check() []simViolation {
 						// (One served only to killed runs, gone from the body
 						// before the next poll, is the on-time rule's to judge.)
 						add("lost", f.name, "%s, want %s", story, wantHi)
-					case wantHi != "" && got[0] > wantHi:
+					case wantHi != "" && len(got) > 0 && got[0] > wantHi:
 						add("wrong digest", f.name, "%s, want %s to %s", story, wantLo, wantHi)
 					}
 				}
