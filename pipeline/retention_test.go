@@ -63,20 +63,7 @@ feeds = [%q]
 		got := delivered(t, cfg, "ada")
 		// The first digest shows the five newest the feed listed, and
 		// leaves out the five before them for good.
-		for i, id := range before {
-			want := 0
-			if i >= len(before)-5 {
-				want = 1
-			}
-			if got[id] != want {
-				t.Errorf("%s, posted before the first digest: in %d digests, want %d", id, got[id], want)
-			}
-		}
-		for _, id := range later {
-			if got[id] != 1 {
-				t.Errorf("%s: in %d digests, want 1", id, got[id])
-			}
-		}
+		checkShownOnce(t, got, before, later)
 	})
 }
 
@@ -237,19 +224,26 @@ func TestDeltaFeedKeepsItsPostsForMonths(t *testing.T) {
 			t.Fatalf("%d answers were deltas (226): the test proves little", deltas)
 		}
 		got := delivered(t, cfg, "ada")
-		for i, id := range before {
-			want := 0
-			if i >= len(before)-5 {
-				want = 1
-			}
-			if got[id] != want {
-				t.Errorf("%s, posted before the first digest: in %d digests, want %d", id, got[id], want)
-			}
-		}
-		for _, id := range later {
-			if got[id] != 1 {
-				t.Errorf("%s: in %d digests, want 1", id, got[id])
-			}
-		}
+		checkShownOnce(t, got, before, later)
 	})
+}
+
+// checkShownOnce: of the posts a blog listed before the first digest,
+// only the five newest are shown, once; every later post is shown once.
+func checkShownOnce(t *testing.T, got map[string]int, before, later []string) {
+	t.Helper()
+	for i, id := range before {
+		want := 0
+		if i >= len(before)-5 {
+			want = 1
+		}
+		if got[id] != want {
+			t.Errorf("%s, posted before the first digest: in %d digests, want %d", id, got[id], want)
+		}
+	}
+	for _, id := range later {
+		if got[id] != 1 {
+			t.Errorf("%s: in %d digests, want 1", id, got[id])
+		}
+	}
 }
