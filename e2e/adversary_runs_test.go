@@ -86,8 +86,13 @@ type simKiller struct {
 	// conversation included) that lands in that window leaves an email in
 	// doubt that the relay never got.
 	inData map[string]int
-	relay  string // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
-	rng    func(int) int
+	// The recipients of the messages whose DATA the relay dropped after
+	// its 354 in a run to the end: the client writes the whole message and
+	// its end into the socket before it reads the answer, so it marks the
+	// send in doubt though the relay never had the end.
+	droppedInData []string
+	relay         string // the relay's misbehaviour for runs to the end: "", refuse, drop, stall
+	rng           func(int) int
 }
 
 func newSimKiller() *simKiller { return &simKiller{run: -1, inData: map[string]int{}} }
@@ -181,6 +186,9 @@ func (k *simKiller) hook(st smtptest.Moment, m smtptest.Message) error {
 	} else {
 		relay = ""
 	}
+	if relay == "drop" && st == smtptest.AtData {
+		k.droppedInData = append(k.droppedInData, m.To...)
+	}
 	if relay == "drop" && st == smtptest.AtDataEnd {
 		// The connection lost after the end of the data, before the
 		// answer: the client cannot know whether the relay took it.
@@ -254,6 +262,9 @@ func (r *simRunner) killOnce(now time.Time, tr simTrigger) bool {
 	case err = <-exited:
 	}
 	close(stop)
+	if os.Getenv("FEEDDIGEST_SIM_TRACE") != "" {
+		r.t.Logf("TRACE run %d at %s killed by %s: %v", run, now.Format(time.RFC3339), tr, err)
+	}
 	r.attempts[tr.phase]++
 	if err == nil {
 		return false

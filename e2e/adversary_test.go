@@ -899,6 +899,9 @@ func (r *simRunner) runToEnd(now time.Time) {
 	began := time.Now()
 	out, err := r.command(now).CombinedOutput()
 	r.runTime += time.Since(began)
+	if os.Getenv("FEEDDIGEST_SIM_TRACE") != "" {
+		r.t.Logf("TRACE run %d at %s:\n%s", run, now.Format(time.RFC3339), out)
+	}
 	if err != nil {
 		r.t.Fatalf("seed %d: run at %s: %v\n%s", r.s.seed, now.Format(time.RFC3339), err, out)
 	}
@@ -916,6 +919,13 @@ func (r *simRunner) runToEnd(now time.Time) {
 	if n := r.conversations() - convs; n > 0 {
 		r.lastMails = n
 	}
+	r.killer.mu.Lock()
+	for _, to := range r.killer.droppedInData {
+		user, _, _ := strings.Cut(to, "@")
+		r.cutInData[user] = append(r.cutInData[user], now)
+	}
+	r.killer.droppedInData = nil
+	r.killer.mu.Unlock()
 }
 
 func (r *simRunner) conversations() int {
