@@ -5,6 +5,7 @@ package e2e
 // each entry, and that every digest is built and mailed exactly once.
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"os"
@@ -176,7 +177,7 @@ func (r *simRunner) check() []simViolation {
 		for fi, f := range s.feeds {
 			subscribed := slices.Contains(u.feeds, fi)
 			for _, p := range f.posts {
-				l := simLink(f.name, p.n)
+				l := f.link(p.n)
 				got := pages[l]
 				served, ok := firstServed[l]
 				at = served
@@ -255,6 +256,35 @@ func (r *simRunner) check() []simViolation {
 	out = append(out, r.checkExtraPolls()...)
 	out = append(out, r.checkPoliteness()...)
 	out = append(out, r.checkNamed()...)
+	out = append(out, r.checkWhole()...)
+	return out
+}
+
+// checkWhole: a full_text feed whose posts reached a digest had some of
+// them read whole from their pages (the proxy's plumbing, and article
+// fetching itself, cannot fall silent without this noticing).
+func (r *simRunner) checkWhole() []simViolation {
+	var out []simViolation
+	for _, f := range r.s.feeds {
+		if !f.kind.fullText {
+			continue
+		}
+		shown, whole := false, false
+		for _, u := range r.s.users {
+			pages, _ := filepath.Glob(filepath.Join(r.dir, "site", u.name, "????-??-??.html"))
+			for _, page := range pages {
+				b, err := os.ReadFile(page)
+				if err != nil {
+					r.t.Fatal(err)
+				}
+				shown = shown || bytes.Contains(b, []byte("site.example/"+f.name+"/p"))
+				whole = whole || bytes.Contains(b, []byte(" of "+f.name+", as its page has it"))
+			}
+		}
+		if shown && !whole {
+			out = append(out, simViolation{what: "never read whole", feed: f.name, story: fmt.Sprintf("%s [%s]: its posts reached digests, none with the text of its page", f.name, f.kind)})
+		}
+	}
 	return out
 }
 

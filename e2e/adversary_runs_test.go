@@ -48,7 +48,7 @@ func simSchedule(s *simSetup, days int) []time.Time {
 // publishing), at a stage of the nth conversation with the relay
 // (mailing), or a few milliseconds after the start (planning).
 type simTrigger struct {
-	phase string          // planning, polling, building, mailing
+	phase string          // planning, polling, articles, building, mailing
 	n     int             // the nth request or conversation
 	delay time.Duration   // after the request, for building
 	stage smtptest.Moment // for mailing
@@ -58,6 +58,8 @@ func (tr simTrigger) String() string {
 	switch tr.phase {
 	case "polling":
 		return fmt.Sprintf("polling (request %d)", tr.n)
+	case "articles":
+		return fmt.Sprintf("fetching articles (page %d)", tr.n)
 	case "building":
 		return fmt.Sprintf("building (%s after request %d)", tr.delay, tr.n)
 	case "mailing":
@@ -73,6 +75,7 @@ type simKiller struct {
 	run     int // the run it watches; -1 when disarmed
 	tr      simTrigger
 	reqs    int
+	pages   int           // article pages of the watched run
 	convs   int           // conversations with the relay, in all
 	base    int           // convs when armed
 	fired   chan struct{} // closed when the trigger fires
@@ -100,7 +103,7 @@ func newSimKiller() *simKiller { return &simKiller{run: -1, inData: map[string]i
 func (k *simKiller) arm(run int, tr simTrigger) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.run, k.tr, k.reqs, k.base = run, tr, 0, k.convs
+	k.run, k.tr, k.reqs, k.pages, k.base = run, tr, 0, 0, k.convs
 	k.inData = map[string]int{} // the last process is dead: its conversations too
 	k.fired, k.done = make(chan struct{}), make(chan struct{})
 }
@@ -139,6 +142,22 @@ func (k *simKiller) request(run int) <-chan struct{} {
 			fired, d := k.fired, k.tr.delay
 			time.AfterFunc(d, func() { close(fired) })
 		}
+	}
+	return nil
+}
+
+// article is called by the proxy for each article page: the nth of the
+// watched run is the kill's moment in the articles phase (it hangs until
+// the process is dead).
+func (k *simKiller) article(run int) <-chan struct{} {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.run != run || k.run < 0 || k.tr.phase != "articles" {
+		return nil
+	}
+	if k.pages++; k.pages == k.tr.n {
+		close(k.fired)
+		return k.done
 	}
 	return nil
 }
@@ -219,7 +238,14 @@ func (r *simRunner) newTrigger() simTrigger {
 	case p == 0:
 		return simTrigger{phase: "planning", delay: time.Duration(rng.IntN(40)) * time.Millisecond}
 	case p < 5:
-		return simTrigger{phase: "polling", n: 1 + rng.IntN(reqs)}
+		// A third of these kills land among the article pages instead,
+		// when the last run asked for any (drawn from a source of their
+		// own, so the other kills of a seed stay where they were).
+		n := 1 + rng.IntN(reqs)
+		if r.lastPages > 0 && r.artRng.IntN(3) == 0 {
+			return simTrigger{phase: "articles", n: 1 + r.artRng.IntN(r.lastPages)}
+		}
+		return simTrigger{phase: "polling", n: n}
 	case p < 7:
 		return simTrigger{phase: "building", n: reqs, delay: time.Duration(rng.IntN(60)) * time.Millisecond}
 	}
@@ -451,7 +477,7 @@ func simCopy(from, to string) error {
 // those tried.
 func (r *simRunner) killPhases() string {
 	var out []string
-	for _, p := range []string{"planning", "polling", "building", "mailing"} {
+	for _, p := range []string{"planning", "polling", "articles", "building", "mailing"} {
 		out = append(out, fmt.Sprintf("%s %d/%d", p, r.hits[p], r.attempts[p]))
 	}
 	return strings.Join(out, ", ")

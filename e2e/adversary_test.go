@@ -71,6 +71,7 @@ type simKind struct {
 	edits     bool   // posts edited after publication, some deleted
 	gone      bool   // answers 410 from some time on
 	moved     bool   // moves for good (301) from some time on
+	fullText  bool   // a teaser feed the users read with full_text: its links are article pages, served through the proxy
 }
 
 // base is the kind's family: compliant, churn, ignore, ignore-fixed or
@@ -102,7 +103,7 @@ func (k simKind) tags() []string {
 	}{{k.rebuild, "rebuild"}, {k.spells, "spells"}, {k.noHead, "no-head"}, {k.slow, "slow"},
 		{k.headErr != 0, fmt.Sprintf("head-%d", k.headErr)}, {k.staleHead, "stale-head"}, {k.noDate, "no-date"},
 		{k.encoding != "", k.encoding}, {k.maxAge > 0, fmt.Sprintf("max-age-%d", k.maxAge)}, {k.blog, "blog"},
-		{k.noGuid, "no-guid"}, {k.sloppy, "sloppy"}, {k.edits, "edits"}, {k.gone, "gone"}, {k.moved, "moved"}} {
+		{k.noGuid, "no-guid"}, {k.sloppy, "sloppy"}, {k.edits, "edits"}, {k.gone, "gone"}, {k.moved, "moved"}, {k.fullText, "full-text"}} {
 		if t.on {
 			tags = append(tags, t.name)
 		}
@@ -148,6 +149,16 @@ func (f *simFeed) path() string { return "/" + f.name + ".xml" }
 
 func simLink(feed string, n int) string { return fmt.Sprintf("https://site.example/%s/p%d", feed, n) }
 
+// link is the address of post n: for a full_text feed a page the program
+// fetches, over plain HTTP through the simulation's proxy (the only way a
+// name other than a loopback address reaches a test server).
+func (f *simFeed) link(n int) string {
+	if f.kind.fullText {
+		return fmt.Sprintf("http://site.example/%s/p%d", f.name, n)
+	}
+	return simLink(f.name, n)
+}
+
 // content is the feed's body at now and when it last changed.
 func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time, links []string) {
 	var shown []simPost
@@ -187,7 +198,7 @@ func (f *simFeed) content(now, start time.Time) (body []byte, changed time.Time,
 	}
 	for i := len(shown) - 1; i >= 0; i-- {
 		p := shown[i]
-		link := simLink(f.name, p.n)
+		link := f.link(p.n)
 		links = append(links, link)
 		id := fmt.Sprintf("tag:site.example,2026:%s/%d", f.name, p.n)
 		if f.kind.rebuild {
@@ -287,6 +298,7 @@ type simWorld struct {
 	start time.Time
 	feeds []*simFeed
 	hosts []string // base URLs, one per loopback host
+	proxy string   // the proxy serving the article pages of full_text feeds
 
 	mu     sync.Mutex
 	run    int
@@ -295,6 +307,7 @@ type simWorld struct {
 	killer *simKiller
 	// Requests in flight, and the most at once, per host and run.
 	inFlight, maxFlight map[[2]int]int
+	pages               map[int]int // article pages asked for, per run
 }
 
 func simHash(b []byte) string {
@@ -316,18 +329,7 @@ func (w *simWorld) handler(host int) http.Handler {
 			return
 		}
 		f := w.feeds[i]
-		// The run that asks is named in the User-Agent (the config's
-		// contact, rewritten for each run): a killed run's request may be
-		// answered after the next run began.
-		w.mu.Lock()
-		run := w.run
-		if m := simRunAgent.FindStringSubmatch(r.UserAgent()); m != nil {
-			if n, err := strconv.Atoi(m[1]); err == nil && n < len(w.runs) {
-				run = n
-			}
-		}
-		now := w.runs[run].at
-		w.mu.Unlock()
+		run, now := w.runOf(r)
 		if page {
 			// An HTML page that announces its feed: the user listed the
 			// page, the program finds the feed.
@@ -510,6 +512,63 @@ func (w *simWorld) handler(host int) http.Handler {
 	})
 }
 
+// runOf is the run that asks, named in the User-Agent (the config's
+// contact, rewritten for each run): a killed run's request may be
+// answered after the next run began.
+func (w *simWorld) runOf(r *http.Request) (run int, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	run = w.run
+	if m := simRunAgent.FindStringSubmatch(r.UserAgent()); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n < len(w.runs) {
+			run = n
+		}
+	}
+	return run, w.runs[run].at
+}
+
+// simArticleHost is the proxy's number among the hosts, for politeness.
+const simArticleHost = 5
+
+var simArticlePath = regexp.MustCompile(`^/(f\d+)/p(\d+)$`)
+
+// articles is the proxy the program reaches site.example through: the
+// article pages of full_text feeds. A kill in the articles phase hangs
+// the nth page of the run until the process is dead; one page in
+// sixteen fails (the entry keeps its teaser).
+func (w *simWorld) articles() http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		run, _ := w.runOf(r)
+		w.flight(simArticleHost, run, 1)
+		defer w.flight(simArticleHost, run, -1)
+		w.mu.Lock()
+		if w.pages == nil {
+			w.pages = map[int]int{}
+		}
+		w.pages[run]++
+		w.mu.Unlock()
+		if wait := w.killer.article(run); wait != nil {
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		m := simArticlePath.FindStringSubmatch(r.URL.Path)
+		if r.Host != "site.example" || m == nil {
+			http.NotFound(rw, r)
+			return
+		}
+		if simHash([]byte(r.URL.Path))[0] == '0' {
+			http.Error(rw, "busy", http.StatusInternalServerError)
+			return
+		}
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(rw, "<!doctype html><html><head><title>Post %s of %s</title></head><body><article><h1>Post %s of %s</h1>%s</article></body></html>",
+			m[2], m[1], m[2], m[1], strings.Repeat(fmt.Sprintf("<p>The whole of post %s of %s, as its page has it, longer than the teaser the feed carries.</p>", m[2], m[1]), 8))
+	})
+}
+
 // Spells that are not statuses.
 const (
 	simDrop = -1 // the connection is closed without an answer
@@ -617,6 +676,10 @@ func simOff() map[string]bool {
 
 func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 	rng := rand.New(rand.NewPCG(seed, 22))
+	// Which feeds are read whole comes from a source of its own, so that
+	// the rest of a seed's world stays as it was before full_text feeds
+	// joined the simulation.
+	whole := rand.New(rand.NewPCG(seed, 37))
 	// A start anywhere in the year (daylight-saving days included), at a
 	// minute past the hour that cron might choose.
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(360*24)) * time.Hour).Add(time.Duration(rng.IntN(60)) * time.Minute)
@@ -701,6 +764,7 @@ func newSimSetup(seed uint64, days int, off map[string]bool) *simSetup {
 					k.moved = false
 				}
 			}
+			k.fullText = !off["full-text"] && whole.IntN(4) == 0
 			f.kind = k
 			break
 		}
@@ -802,6 +866,8 @@ type simRunner struct {
 	resumes    int            // moves to a fresh directory holding only what the workflow saves
 	lastReqs   int            // requests of the last run to the end
 	lastMails  int            // conversations with the relay of the last run to the end
+	lastPages  int            // article pages of the last run that asked for any
+	artRng     *rand.Rand     // picks kills in the articles phase (a source of its own: see newSimSetup)
 }
 
 func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
@@ -818,6 +884,9 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 		t.Cleanup(srv.Close)
 		w.hosts = append(w.hosts, srv.URL)
 	}
+	proxy := httptest.NewServer(w.articles())
+	t.Cleanup(proxy.Close)
+	w.proxy = proxy.URL
 	killer := newSimKiller()
 	krng := rand.New(rand.NewPCG(s.seed, 35))
 	killer.rng = krng.IntN
@@ -825,7 +894,8 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 	mail := smtptest.Start(t, smtptest.WithHook(killer.hook))
 	dir := t.TempDir()
 	r := &simRunner{t: t, s: s, w: w, bin: bin, dir: dir, mail: mail, suspect: map[int]bool{}, variant: map[int]bool{},
-		killer: killer, attempts: map[string]int{}, hits: map[string]int{}, htmlPage: map[int]bool{}, cutInData: map[string][]time.Time{}}
+		killer: killer, attempts: map[string]int{}, hits: map[string]int{}, htmlPage: map[int]bool{}, cutInData: map[string][]time.Time{},
+		artRng: rand.New(rand.NewPCG(s.seed, 38))}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "state = \"state.db\"\nsite_dir = \"site\"\nmax_entries_per_feed = 10000\n")
 	fmt.Fprintf(&cfg, "[fetch]\nallow_private_networks = true\nconcurrency = 8\nper_host = 2\nhost_rate = 1000.0\ntimeout = \"2s\"\ncontact = \"https://example.org/sim-run/RUN\"\n")
@@ -853,6 +923,10 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 		}
 		var quoted []string
 		for _, url := range u.urls {
+			if m := simListedFeed.FindStringSubmatch(url); m != nil && s.feeds[slices.IndexFunc(s.feeds, func(f *simFeed) bool { return f.name == m[1] })].kind.fullText {
+				quoted = append(quoted, fmt.Sprintf("{ url = %q, full_text = true }", url))
+				continue
+			}
 			quoted = append(quoted, strconv.Quote(url))
 		}
 		fmt.Fprintf(&cfg, "[[users]]\nname = %q\ntimezone = %q\nemail = \"%s@example.org\"\ndigest_hour = %d\n", u.name, u.zone, u.name, u.hour)
@@ -865,6 +939,9 @@ func newSimRunner(t *testing.T, bin string, s *simSetup) *simRunner {
 	r.configText = cfg.String()
 	return r
 }
+
+// simListedFeed finds the feed a listed URL names, however written.
+var simListedFeed = regexp.MustCompile(`/(f\d+)\.(?:xml|html)`)
 
 // simVariant writes url another way that DESIGN says is the same feed.
 func simVariant(url string, rng *rand.Rand) string {
@@ -880,7 +957,8 @@ func simVariant(url string, rng *rand.Rand) string {
 }
 
 func (r *simRunner) command(now time.Time) *exec.Cmd {
-	return command(r.bin, nil, "run", "-config", r.config, "-now", now.Format(time.RFC3339))
+	proxy := []string{"HTTP_PROXY=" + r.w.proxy, "http_proxy=" + r.w.proxy, "NO_PROXY=", "no_proxy="}
+	return command(r.bin, proxy, "run", "-config", r.config, "-now", now.Format(time.RFC3339))
 }
 
 func (r *simRunner) beginRun(now time.Time) int {
@@ -919,6 +997,11 @@ func (r *simRunner) runToEnd(now time.Time) {
 	if n := r.conversations() - convs; n > 0 {
 		r.lastMails = n
 	}
+	r.w.mu.Lock()
+	if n := r.w.pages[run]; n > 0 {
+		r.lastPages = n
+	}
+	r.w.mu.Unlock()
 	r.killer.mu.Lock()
 	for _, to := range r.killer.droppedInData {
 		user, _, _ := strings.Cut(to, "@")
@@ -987,7 +1070,7 @@ func (r *simRunner) checkNotBlamed(now time.Time) {
 // simPageEntry is an entry of a page: an article, its first link the
 // entry's, or a linked title of a feed's compact list (the entries after
 // its first full_entries, delivered as titles).
-var simPageEntry = regexp.MustCompile(`(?s)(?:<article>.*?|<li><a )href="(https://site\.example/f\d+/p\d+)"`)
+var simPageEntry = regexp.MustCompile(`(?s)(?:<article>.*?|<li><a )href="(https?://site\.example/f\d+/p\d+)"`)
 
 // simPages returns, per entry link, the digest dates of user's pages that
 // show it, a date twice for an entry shown twice.
