@@ -13,11 +13,11 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/fetch"
+	"feeddigest/ingest"
 	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
 	"feeddigest/mail"
 	"feeddigest/pipeline"
-	"feeddigest/render"
 )
 
 // checkCmd validates a configuration and polls each of its feeds once,
@@ -71,7 +71,7 @@ func checkSMTP(ctx context.Context, w io.Writer, e config.Email, password string
 	}
 	if err != nil {
 		err = pipeline.MailAdvice(err)
-		fmt.Fprintf(w, "  %-12s %s\n", "failed", render.OneLine(err.Error()))
+		fmt.Fprintf(w, "  %-12s %s\n", "failed", ingest.OneLine(err.Error()))
 		return fmt.Errorf("the mail server: %w", err)
 	}
 	tls := "none (plain SMTP)"
@@ -180,7 +180,7 @@ func (p checkProgress) draw(done int, waiting string) {
 	p.clear()
 	fmt.Fprintf(p.w, "checking: %d of %s done", done, english.Count(p.total, "feed"))
 	if waiting != "" {
-		fmt.Fprintf(p.w, ", waiting for %s", shortened(render.OneLine(redact.URL(waiting)), 50))
+		fmt.Fprintf(p.w, ", waiting for %s", shortened(ingest.OneLine(redact.URL(waiting)), 50))
 		return
 	}
 	io.WriteString(p.w, "...")
@@ -221,7 +221,7 @@ func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) 
 		mark = "FAILED"
 	}
 	fmt.Fprintf(w, "%s  %s\n", mark, redact.URL(c.url))
-	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, render.OneLine(value)) }
+	line := func(label, value string) { fmt.Fprintf(w, "  %-12s %s\n", label, ingest.OneLine(value)) }
 	line("subscribers", strings.Join(c.subscribers, ", "))
 	line("status", statusText(c.res.Status))
 	if f := c.res.Feed; f != nil {

@@ -9,9 +9,9 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/internal/english"
 	"feeddigest/pipeline"
-	"feeddigest/render"
 	"feeddigest/rules"
 	"feeddigest/store"
 )
@@ -47,7 +47,7 @@ func writeRuleReport(ctx context.Context, w io.Writer, cfg *config.Config, now t
 	if err != nil {
 		// The rules are valid; only trying them failed, which the feeds'
 		// checks below do not depend on.
-		fmt.Fprintf(w, "  could not read the state to try them: %s\n", render.OneLine(err.Error()))
+		fmt.Fprintf(w, "  could not read the state to try them: %s\n", ingest.OneLine(err.Error()))
 	}
 	fmt.Fprintln(w)
 }
@@ -93,7 +93,7 @@ func writeUserRules(ctx context.Context, w io.Writer, st store.Reader, u config.
 				ofFeed = append(ofFeed, s)
 			}
 		}
-		fmt.Fprintf(w, "  %s, feed %s (%s)\n", u.Name, render.OneLine(f.URL), english.Count(len(ofFeed), "entry"))
+		fmt.Fprintf(w, "  %s, feed %s (%s)\n", u.Name, ingest.OneLine(f.URL), english.Count(len(ofFeed), "entry"))
 		writeSet(w, *f.Rules, ofFeed)
 	}
 	return nil
@@ -193,9 +193,9 @@ func writeRuleLine(w io.Writer, rule string, left []domain.Entry) {
 
 // ruleTitle is an entry's title on one line of check's output.
 func ruleTitle(e domain.Entry) string {
-	title := render.OneLine(e.Title)
+	title := ingest.OneLine(e.Title)
 	if title == "" {
-		title = "(untitled) " + render.OneLine(e.Link)
+		title = "(untitled) " + ingest.OneLine(e.Link)
 	}
 	if len(title) > 70 {
 		title = strings.ToValidUTF8(title[:67], "") + "..."

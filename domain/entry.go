@@ -46,10 +46,10 @@ type Enclosure struct {
 }
 
 // Fragments are what a digest shows of an entry, made once when the
-// entry is stored (package render makes them, render.FragmentRules says
+// entry is stored (package ingest makes them, ingest.FragmentRules says
 // by which rules) so that pages, email and Atom never parse or sanitise
-// feed HTML again. Rules 0 means there are none: render makes them from
-// the texts when it shows the entry.
+// feed HTML again. Rules 0 means there are none: render has ingest make
+// them from the texts when it shows the entry.
 type Fragments struct {
 	Rules   int    // the version of the rules that made them
 	Title   string // the display title, plain text

@@ -11,7 +11,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
-	"feeddigest/render"
+	"feeddigest/ingest"
 	"feeddigest/sqlite"
 	"feeddigest/store"
 )
@@ -45,7 +45,7 @@ func stateWithDigests(t *testing.T, feedURL string, days ...string) store.Store 
 		seen := built.Add(-12 * time.Hour)
 		e := domain.Entry{Key: fmt.Sprintf("id:%d", i), Title: fmt.Sprintf("Post %d", i), FeedURL: feedURL,
 			Link: fmt.Sprintf("https://a.example/%d", i), Content: fmt.Sprintf("<p>Words of post %d.</p>", i), Published: seen}
-		e.Fragments = render.MakeFragments(feedURL, e)
+		e.Fragments = ingest.MakeFragments(feedURL, e)
 		f.LastPoll = seen
 		tx, err := st.BeginPoll(ctx, f.ID)
 		if err != nil {

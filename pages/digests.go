@@ -16,6 +16,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/mail"
 	"feeddigest/render"
 	"feeddigest/site"
@@ -188,12 +189,12 @@ type writtenPage struct {
 
 // dropHTML forgets, in place, the HTML and texts of the groups' entries
 // that have fragments of these rules: an email shows the rest, and of the
-// HTML only what holds the links its text part lists (render.ExcerptHTML).
+// HTML only what holds the links its text part lists (ingest.ExcerptHTML).
 func dropHTML(groups []render.FeedGroup) {
 	for _, g := range groups {
 		for j, e := range g.Entries {
-			if e.Fragments.Rules == render.FragmentRules {
-				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = render.ExcerptHTML(e.Fragments), "", ""
+			if e.Fragments.Rules == ingest.FragmentRules {
+				g.Entries[j].Fragments.HTML, g.Entries[j].Content, g.Entries[j].Summary = ingest.ExcerptHTML(e.Fragments), "", ""
 			}
 		}
 	}
@@ -206,7 +207,7 @@ func titlesOnly(d render.Digest) render.Digest {
 	for i, g := range d.Groups {
 		entries := make([]domain.Entry, len(g.Entries))
 		for j, e := range g.Entries {
-			if e.Fragments.Rules == render.FragmentRules {
+			if e.Fragments.Rules == ingest.FragmentRules {
 				e.Fragments = domain.Fragments{Rules: e.Fragments.Rules, Title: e.Fragments.Title}
 				e.Content, e.Summary = "", ""
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/mail"
 	"feeddigest/render"
 )
@@ -46,7 +47,7 @@ func (b *Builder) withExcerpts(ctx context.Context, d render.Digest, links []ren
 			if room < 0 {
 				entries[j].Fragments.Excerpt = ""
 			}
-			if e.Fragments.Rules == render.FragmentRules && (g.Full <= 0 || j < g.Full) {
+			if e.Fragments.Rules == ingest.FragmentRules && (g.Full <= 0 || j < g.Full) {
 				room -= len(e.Fragments.Excerpt) // a compact entry shows no excerpt
 			}
 			given++

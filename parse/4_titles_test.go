@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"feeddigest/domain"
-	"feeddigest/render"
+	"feeddigest/ingest"
 )
 
 // Titles are HTML for render, whose visible text is the title: an Atom
@@ -37,7 +37,7 @@ func TestAtomTitlesKeepTheirText(t *testing.T) {
 			if f.Title != tt.want || f.Entries[1].Title != tt.want {
 				t.Errorf("feed title %q, entry title %q; want %q", f.Title, f.Entries[1].Title, tt.want)
 			}
-			if shown := render.DisplayTitle(domain.Entry{Title: f.Entries[1].Title}); shown != tt.shown {
+			if shown := ingest.DisplayTitle(domain.Entry{Title: f.Entries[1].Title}); shown != tt.shown {
 				t.Errorf("shown as %q, want %q", shown, tt.shown)
 			}
 			if f.Entries[0].Title != "first <i>entry</i>" {

@@ -8,8 +8,8 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/internal/feedtest"
-	"feeddigest/render"
 )
 
 // staleFragments lists the stored entries whose fragments were not made
@@ -38,7 +38,7 @@ func TestFragmentsMadeWhenStoredAndAgainUnderOtherRules(t *testing.T) {
 			Published: at("2026-11-20T10:00:00Z")})
 		cfg := testConfig(t, state, oneUser(t, pub.URL+"/a"), "")
 		runAt(t, cfg, "2026-11-21T00:05:00Z")
-		if stale := staleFragments(t, cfg, render.FragmentRules); len(stale) != 0 {
+		if stale := staleFragments(t, cfg, ingest.FragmentRules); len(stale) != 0 {
 			t.Fatalf("%d entries stored without fragments", len(stale))
 		}
 
@@ -47,11 +47,11 @@ func TestFragmentsMadeWhenStoredAndAgainUnderOtherRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		old, err := st.StaleFragments(context.Background(), render.FragmentRules+1, 0, 1000)
+		old, err := st.StaleFragments(context.Background(), ingest.FragmentRules+1, 0, 1000)
 		if err != nil || len(old) != 1 {
 			t.Fatalf("%d entries, %v", len(old), err)
 		}
-		old[0].Fragments = domain.Fragments{Rules: render.FragmentRules + 1, Title: "Old", HTML: "<p>old rules</p>"}
+		old[0].Fragments = domain.Fragments{Rules: ingest.FragmentRules + 1, Title: "Old", HTML: "<p>old rules</p>"}
 		if err := st.SaveFragments(context.Background(), old); err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestFragmentsMadeWhenStoredAndAgainUnderOtherRules(t *testing.T) {
 		if sum := runAt(t, cfg, "2026-11-22T00:05:00Z"); sum.Unchanged != 1 {
 			t.Fatalf("second run: %+v", sum)
 		}
-		if stale := staleFragments(t, cfg, render.FragmentRules); len(stale) != 0 {
+		if stale := staleFragments(t, cfg, ingest.FragmentRules); len(stale) != 0 {
 			t.Errorf("%d entries left with fragments of other rules", len(stale))
 		}
 		// The first digest's page, written again to link the second, shows

@@ -15,9 +15,9 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/internal/feedtest"
 	"feeddigest/internal/pgtest"
-	"feeddigest/render"
 	"feeddigest/store"
 )
 
@@ -197,7 +197,7 @@ feeds = ["%[2]s", "%[3]s"]
 		}
 		// The entries' enclosures and fragments (made when they were
 		// stored) go over with them.
-		if all := strings.Join(want, "\n"); !strings.Contains(all, "b-1.mp3") || !strings.Contains(all, fmt.Sprintf("Rules:%d Title:Title b-1", render.FragmentRules)) {
+		if all := strings.Join(want, "\n"); !strings.Contains(all, "b-1.mp3") || !strings.Contains(all, fmt.Sprintf("Rules:%d Title:Title b-1", ingest.FragmentRules)) {
 			t.Errorf("%s's digests before the move show no enclosure or no fragments: the test proves little\n%s", user, all)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 
 	"feeddigest/domain"
 	"feeddigest/fetch"
+	"feeddigest/ingest"
 	"feeddigest/internal/redact"
-	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 )
@@ -227,13 +227,13 @@ func (p *pass) pollFeed(ctx context.Context, client *fetch.Client, f domain.Feed
 var testHookReading func(feedURL string)
 
 // makeFragments makes the fragments of the entries a poll read (see
-// render.MakeFragments), which are stored with them.
+// ingest.MakeFragments), which are stored with them.
 func makeFragments(f domain.Feed, res fetch.Result) {
 	if res.Feed == nil {
 		return
 	}
 	for i := range res.Feed.Entries {
-		res.Feed.Entries[i].Fragments = render.MakeFragments(f.URL, res.Feed.Entries[i])
+		res.Feed.Entries[i].Fragments = ingest.MakeFragments(f.URL, res.Feed.Entries[i])
 	}
 }
 

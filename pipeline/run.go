@@ -17,8 +17,8 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/fetch"
+	"feeddigest/ingest"
 	"feeddigest/pages"
-	"feeddigest/render"
 	"feeddigest/schedule"
 	"feeddigest/store"
 	"feeddigest/store/local"
@@ -285,19 +285,19 @@ func (p *pass) sync(ctx context.Context) error {
 	return lookupErr
 }
 
-// showAnew makes the fragments (see render.MakeFragments) of the stored
+// showAnew makes the fragments (see ingest.MakeFragments) of the stored
 // entries that have none made by the rules of this program: those stored
 // by an older one (schema 11 adds fragments to existing states), or
-// before the rules changed (render.FragmentRules).
+// before the rules changed (ingest.FragmentRules).
 func (p *pass) showAnew(ctx context.Context) error {
 	var after int64
 	for {
-		stale, err := p.st.StaleFragments(ctx, render.FragmentRules, after, 500)
+		stale, err := p.st.StaleFragments(ctx, ingest.FragmentRules, after, 500)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
 		for i, e := range stale {
-			stale[i].Fragments = render.MakeFragments(e.FeedURL, e)
+			stale[i].Fragments = ingest.MakeFragments(e.FeedURL, e)
 		}
 		if err := p.st.SaveFragments(ctx, stale); err != nil {
 			return err

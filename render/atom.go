@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"feeddigest/ingest"
 )
 
 // MaxFeedDigests bounds feed.xml: a reader needs the recent days, and the
@@ -257,8 +259,8 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
 			title := e.Fragments.Title
-			if e.Fragments.Rules != FragmentRules {
-				title = DisplayTitle(e)
+			if e.Fragments.Rules != ingest.FragmentRules {
+				title = ingest.DisplayTitle(e)
 			}
 			gv.Entries = append(gv.Entries, entryView{Title: title})
 		}

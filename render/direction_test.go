@@ -9,6 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 // rtlDigest has a Hebrew feed that names its language, a short entry and
@@ -77,7 +78,7 @@ func TestFeedTextHasDirectionAndLanguage(t *testing.T) {
 	}
 
 	_, html := emailParts(t, d)
-	mail := parseHTML(t, html)
+	mail := htmltest.Parse(t, html)
 	for _, sel := range []string{"h3, h4", "p span"} {
 		mail.Find(sel).Each(func(_ int, s *goquery.Selection) {
 			if strings.Contains(s.AttrOr("style", ""), "color:#555555") && s.Parent().Is("li") {
@@ -145,7 +146,7 @@ func TestMetaLineFollowsTheEntry(t *testing.T) {
 	he.Entries[0].Published = utc("2020-11-21T14:05:00Z")
 	doc, _ := digestDoc(t, d)
 	_, mailHTML := emailParts(t, d)
-	mail := parseHTML(t, mailHTML)
+	mail := htmltest.Parse(t, mailHTML)
 	for _, c := range cases {
 		meta := doc.Find(`article:has(a[href="` + c.link + `"]) p.m`)
 		if c.text == "" {

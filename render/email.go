@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/ingest"
 	"feeddigest/internal/english"
 )
 
@@ -149,7 +150,7 @@ func (e *EmailDraft) FirstEntries(n int) (Email, error) {
 		// Feed text reaches the plain part as it came; the HTML part's
 		// escaping and its dir="auto" elements, which contain a feed's
 		// bidirectional overrides, have no plain-text counterpart.
-		Text:     StripControl(text),
+		Text:     ingest.StripControl(text),
 		HTML:     string(page),
 		Boundary: boundary(d.User, d.Date),
 	}, nil
@@ -252,7 +253,7 @@ func (v *digestView) headlines() string {
 	}
 	// Mail clients show it as plain text in the list of messages, where
 	// no element contains a title's bidirectional override.
-	return cut(StripControl(s), maxPreheader, maxPreheader)
+	return ingest.Cut(ingest.StripControl(s), maxPreheader, maxPreheader)
 }
 
 // listed is the number of entries v lists.

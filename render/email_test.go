@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"feeddigest/internal/htmltest"
 )
 
 const testFrom = "Digest <digest@example.org>"
@@ -80,7 +82,7 @@ func TestEmailHeadersAndParts(t *testing.T) {
 // for the clients that read it, and every link private.
 func checkEmailHTML(t *testing.T, html string) {
 	t.Helper()
-	doc := parseHTML(t, html)
+	doc := htmltest.Parse(t, html)
 	if doc.Find("link").Length() != 0 || doc.Find("style").Length() != 1 {
 		t.Error("email HTML depends on a stylesheet")
 	}
@@ -99,11 +101,11 @@ func checkEmailHTML(t *testing.T, html string) {
 	}
 	for _, n := range links.Nodes {
 		for _, a := range n.Attr {
-			if a.Key == "rel" && a.Val == relSafe {
+			if a.Key == "rel" && a.Val == htmltest.RelSafe {
 				goto ok
 			}
 		}
-		t.Errorf("email link without rel=%q: %v", relSafe, n.Attr)
+		t.Errorf("email link without rel=%q: %v", htmltest.RelSafe, n.Attr)
 	ok:
 	}
 	// At the top, and in the footer.
@@ -208,21 +210,11 @@ func TestEmailPlainTextHasNoControlCharacters(t *testing.T) {
 	}
 }
 
-func TestStripControl(t *testing.T) {
-	for in, want := range map[string]string{
-		"a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e": "a\tb\nc[0md é 日本 ",
-		// The overrides, embeddings and isolates go; the marks stay.
-		"\u202atxt\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069!": "txt !",
-		"\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c":             "\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c",
-		// Noncharacters go; invalid UTF-8 reads as U+FFFD.
-		"x\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffffy\ufffd\xff": "xy\ufffd\ufffd",
-		"plain text stays": "plain text stays",
-	} {
-		if got := StripControl(in); got != want {
-			t.Errorf("StripControl(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
+// bidiControls are the embeddings, overrides and isolates (LRE, RLE, PDF,
+// LRO, RLO, LRI, RLI, FSI, PDI) that ingest.StripControl drops.
+const bidiControls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+func isBidiControl(r rune) bool { return strings.ContainsRune(bidiControls, r) }
 
 // TestEmailPlainTextHasNoBidiOverrides: a title, a feed's name, an author
 // and a text that turn the rest of their line around reach the plain
@@ -265,7 +257,7 @@ func TestEmailFooterSaysWhyAndHowToStop(t *testing.T) {
 	d := sampleDigest(t)
 	d.Unsubscribe = "https://example.org/unsubscribe?u=ada"
 	e := buildEmail(t, d, "https://example.org/digest/")
-	footer := parseHTML(t, e.HTML).Find("footer")
+	footer := htmltest.Parse(t, e.HTML).Find("footer")
 	text := strings.Join(strings.Fields(footer.Text()), " ")
 	for _, want := range []string{"You get this daily digest of the feeds you follow as “ada”.", "View it in a browser.", "Unsubscribe."} {
 		if !strings.Contains(text, want) {
@@ -284,7 +276,7 @@ func TestEmailFooterSaysWhyAndHowToStop(t *testing.T) {
 	}
 	d.Unsubscribe, d.Weekly = "", true
 	e = buildEmail(t, d, "")
-	if text := strings.Join(strings.Fields(parseHTML(t, e.HTML).Find("footer").Text()), " "); !strings.Contains(text, "weekly digest") || !strings.Contains(text, "To stop it, write to digest@example.org.") {
+	if text := strings.Join(strings.Fields(htmltest.Parse(t, e.HTML).Find("footer").Text()), " "); !strings.Contains(text, "weekly digest") || !strings.Contains(text, "To stop it, write to digest@example.org.") {
 		t.Errorf("without an unsubscribe address the footer does not say whom to write to: %s", text)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 )
 
 // enclosureView is a file an entry carries, as a link: its text says what
@@ -54,7 +55,7 @@ func EnclosureLabel(e domain.Enclosure) string {
 	if kind == "" {
 		kind = "File"
 		if name := path.Base(urlPath(e.URL)); name != "." && name != "/" && name != "" {
-			details = append(details, shortName(name))
+			details = append(details, ingest.ShortName(name))
 		}
 	}
 	if e.Duration > 0 {

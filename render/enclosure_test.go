@@ -8,6 +8,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 func TestEnclosureLabel(t *testing.T) {
@@ -86,7 +87,7 @@ func TestAudioGetsAPlayerOnThePageOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	players := parseHTML(t, string(page)).Find("audio")
+	players := htmltest.Parse(t, string(page)).Find("audio")
 	var srcs []string
 	players.Each(func(_ int, s *goquery.Selection) {
 		src, _ := s.Attr("src")

@@ -7,6 +7,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 // folderDigest has feeds in the user's order: a folder's second feed
@@ -100,7 +101,7 @@ func TestSectionsFollowFoldersInTheUsersOrder(t *testing.T) {
 		t.Errorf("plain text lacks the contents:\n%s", text)
 	}
 	var headings []string
-	parseHTML(t, html).Find("h2, h3").Each(func(_ int, h *goquery.Selection) {
+	htmltest.Parse(t, html).Find("h2, h3").Each(func(_ int, h *goquery.Selection) {
 		if !strings.HasSuffix(h.Text(), " entry") {
 			headings = append(headings, h.Text())
 		}

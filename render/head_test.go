@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"feeddigest/internal/htmltest"
 )
 
 func TestUserPagesLinkTheirFeedIconAndNeighbours(t *testing.T) {
@@ -22,9 +24,9 @@ func TestUserPagesLinkTheirFeedIconAndNeighbours(t *testing.T) {
 		page := doc
 		switch name {
 		case "index":
-			page = parseHTML(t, string(index))
+			page = htmltest.Parse(t, string(index))
 		case "status":
-			page = parseHTML(t, string(status))
+			page = htmltest.Parse(t, string(status))
 		}
 		if got := page.Find(`head link[rel="icon"][type="image/svg+xml"]`).AttrOr("href", ""); got != icon {
 			t.Errorf("%s: icon %q, want %q (the site's own, by a relative address)", name, got, icon)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark"
+
+	"feeddigest/ingest"
 )
 
 // markdown renders intros. goldmark without html.WithUnsafe drops raw HTML
@@ -24,7 +26,7 @@ func IntroHTML(siteIntro, userIntro string) (string, error) {
 		if err := markdown.Convert([]byte(src), &buf); err != nil {
 			return "", fmt.Errorf("intro Markdown: %w", err)
 		}
-		out.WriteString(SanitizeHTML(buf.String(), ""))
+		out.WriteString(ingest.SanitizeHTML(buf.String(), ""))
 	}
 	return out.String(), nil
 }

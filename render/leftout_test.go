@@ -7,6 +7,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 // What rules left out is one quiet line on the page and in both email
@@ -69,7 +70,7 @@ func TestLeftOutLineOpensTheirTitles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	details := doc.Find("main details.m")
 	if details.Length() != 1 || details.Is("[open]") || details.Find("summary").Text() != "103 left out by your rules" {
 		t.Fatalf("the quiet line does not open a closed list: %q", details.Find("summary").Text())

@@ -8,9 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"feeddigest/domain"
+	"feeddigest/ingest"
 )
 
 // "Links mentioned" ends a digest with the outside sites its entries link
@@ -147,7 +146,7 @@ func linkLabel(u string) string {
 		return r
 	}, strings.ToValidUTF8(label, "\uFFFD"))
 	if r := []rune(label); len(r) > maxLinkLabel {
-		label = string(r[:maxLinkLabel-1]) + ellipsis
+		label = string(r[:maxLinkLabel-1]) + ingest.Ellipsis
 	}
 	return label
 }
@@ -158,22 +157,6 @@ func hidden(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
-// hrefs lists the link targets of sanitised HTML.
-func hrefs(clean string) []string {
-	if !strings.Contains(clean, "href") {
-		return nil
-	}
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-		out = append(out, a.AttrOr("href", ""))
-	})
-	return out
-}
-
 // hostOf is the comparable host of an http(s) URL: lower case, no port,
 // no "www." (www.example.org and example.org are one site to a reader).
 func hostOf(s string) string {
@@ -181,19 +164,5 @@ func hostOf(s string) string {
 	if u == nil {
 		return ""
 	}
-	return siteHost(u)
-}
-
-// siteHost is u's host as a reader names the site: lower case, no port,
-// no "www.".
-func siteHost(u *url.URL) string {
-	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-}
-
-// contentOf is what an entry shows in full: its content, else its summary.
-func contentOf(e domain.Entry) string {
-	if strings.TrimSpace(e.Content) != "" {
-		return e.Content
-	}
-	return e.Summary
+	return ingest.SiteHost(u)
 }

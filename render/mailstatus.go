@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize/english"
+
+	"feeddigest/ingest"
 )
 
 // MailStatus is one user's mail that did not go out: what is still to be
@@ -66,5 +68,5 @@ func (m MailStatus) Text(now time.Time) string {
 // oneLine is a mail server's answer in a sentence of the page: no
 // control characters, on one line, without its own full stop.
 func oneLine(s string) string {
-	return strings.TrimRight(OneLine(s), ".")
+	return strings.TrimRight(ingest.OneLine(s), ".")
 }

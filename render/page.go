@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/internal/english"
 )
 
@@ -380,7 +381,7 @@ func nextDigest(u UserStatus) timeView {
 
 func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 	r := statusRow{
-		URL: f.URL, EffectiveURL: f.EffectiveURL, Title: plainText(f.Title),
+		URL: f.URL, EffectiveURL: f.EffectiveURL, Title: ingest.PlainText(f.Title),
 		Subscribers: f.Subscribers,
 		LastPoll:    showTime(f.LastPoll, time.UTC, statusLayout),
 		NextPoll:    showTime(f.NextPoll, time.UTC, statusLayout),

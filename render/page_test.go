@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 func digestDoc(t *testing.T, d Digest) (*goquery.Document, []byte) {
@@ -22,7 +23,7 @@ func digestDoc(t *testing.T, d Digest) (*goquery.Document, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseHTML(t, string(page)), page
+	return htmltest.Parse(t, string(page)), page
 }
 
 func TestDigestPageIsCalmAndAccessible(t *testing.T) {
@@ -88,7 +89,7 @@ func TestDigestPageEntries(t *testing.T) {
 	}
 	first := entries.First()
 	link := first.Find("h3 a")
-	if link.AttrOr("href", "") != "https://blog.example.org/posts/hello" || link.AttrOr("rel", "") != relSafe {
+	if link.AttrOr("href", "") != "https://blog.example.org/posts/hello" || link.AttrOr("rel", "") != htmltest.RelSafe {
 		t.Errorf("entry link: href=%q rel=%q", link.AttrOr("href", ""), link.AttrOr("rel", ""))
 	}
 	// The section's heading names the feed: the line under the title
@@ -110,8 +111,8 @@ func TestDigestPageEntries(t *testing.T) {
 	}
 	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
 		href := a.AttrOr("href", "")
-		if strings.HasPrefix(href, "http") && a.AttrOr("rel", "") != relSafe {
-			t.Errorf("outside link %s without rel=%q", href, relSafe)
+		if strings.HasPrefix(href, "http") && a.AttrOr("rel", "") != htmltest.RelSafe {
+			t.Errorf("outside link %s without rel=%q", href, htmltest.RelSafe)
 		}
 	})
 	if got := doc.Find("main > section > h2").First().Text(); got != "Feed changes" {
@@ -196,7 +197,7 @@ func TestIndexPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	var dates []string
 	doc.Find("#archive li a").Each(func(_ int, a *goquery.Selection) { dates = append(dates, a.AttrOr("href", "")) })
 	if strings.Join(dates, " ") != "2020-11-22.html 2020-11-21.html 2020-11-20.html" {
@@ -221,7 +222,7 @@ func TestStatusPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	if doc.Find("table caption").Length() != 1 {
 		t.Error("table without caption")
 	}
@@ -422,7 +423,7 @@ func TestIndexShowsTheArchiveFirst(t *testing.T) {
 	if archive < 0 || newest < 0 || archive > newest {
 		t.Fatalf("the archive (at %d) does not come before the newest digest (at %d)", archive, newest)
 	}
-	doc := parseHTML(t, s)
+	doc := htmltest.Parse(t, s)
 	open := doc.Find("#archive > ul > li a")
 	folded := doc.Find("#archive details li a")
 	if open.Length() != RecentDigests || folded.Length() != 10-RecentDigests || open.First().AttrOr("href", "") != "2020-11-10.html" {

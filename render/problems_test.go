@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 func problemDigest(t *testing.T) Digest {
@@ -34,11 +35,11 @@ func TestFailedFeedsAreNamedNeverAQuietDay(t *testing.T) {
 		"Charlie: gone (410), since Sat 21 Nov 2020; no longer polled; you may want to unsubscribe.",
 		"Delta: could not be read, since Thu 20 Aug 2020; no longer polled after 90 days of errors.",
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	for what, got := range map[string]string{
 		"page": doc.Find("#unread li").Text(),
 		"text": strings.Join(strings.Fields(text), " "),
-		"html": parseHTML(t, html).Find("li").Text(),
+		"html": htmltest.Parse(t, html).Find("li").Text(),
 	} {
 		for _, line := range lines {
 			if !strings.Contains(got, line) {
@@ -121,9 +122,9 @@ func TestStillFailingIsAShortReminderNeverInTheSubject(t *testing.T) {
 	e := buildEmail(t, d, "")
 	line := "Alpha: still failing since Thu 19 Nov 2020: not found (404)."
 	for what, got := range map[string]string{
-		"page": parseHTML(t, string(page)).Find("#unread li").Text(),
+		"page": htmltest.Parse(t, string(page)).Find("#unread li").Text(),
 		"text": strings.Join(strings.Fields(e.Text), " "),
-		"html": parseHTML(t, e.HTML).Find("li").Text(),
+		"html": htmltest.Parse(t, e.HTML).Find("li").Text(),
 	} {
 		if !strings.Contains(got, line) {
 			t.Errorf("%s does not say %q:\n%s", what, line, got)

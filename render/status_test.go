@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/internal/htmltest"
 )
 
 func TestStatusPageSaysDueForATimeThatHasPassed(t *testing.T) {
@@ -15,7 +17,7 @@ func TestStatusPageSaysDueForATimeThatHasPassed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	next := map[string]string{}
 	rows := doc.Find("tbody tr")
 	for i := range rows.Length() {
@@ -61,7 +63,7 @@ func TestStatusPageShowsEachUsersRhythmAndNextDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := parseHTML(t, string(page))
+	doc := htmltest.Parse(t, string(page))
 	got := map[string][2]string{}
 	rows := doc.Find(`table:has(caption#dcap) tbody tr`)
 	for i := range rows.Length() {

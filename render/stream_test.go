@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 )
 
 // streamedDigest is d with each feed's entries given by Listed, one at a
@@ -19,7 +20,7 @@ func streamedDigest(d Digest, fail error) Digest {
 		titles := make([]domain.Entry, len(full))
 		for j, e := range full {
 			titles[j] = domain.Entry{Key: e.Key, ID: e.ID, Title: e.Title, Link: e.Link, Published: e.Published, FirstSeen: e.FirstSeen,
-				Fragments: domain.Fragments{Rules: FragmentRules, Title: fragmentsOf(g.FeedURL, e).Title}}
+				Fragments: domain.Fragments{Rules: ingest.FragmentRules, Title: ingest.FragmentsOf(g.FeedURL, e).Title}}
 		}
 		g.Entries = titles
 		g.Listed = func(yield func(domain.Entry, error) bool) {

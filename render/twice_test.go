@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/ingest"
+	"feeddigest/internal/htmltest"
 )
 
 // No text is shown twice, on any golden page: an untitled entry's
@@ -30,11 +33,11 @@ func TestNoGoldenPageShowsATextTwice(t *testing.T) {
 		if !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
 			continue // an email or a feed
 		}
-		doc := parseHTML(t, string(b))
+		doc := htmltest.Parse(t, string(b))
 		hides := strings.Contains(doc.Find("style").Text(), "article:has(>details[open])>p[dir=auto]{display:none}")
 		doc.Find("article").Each(func(_ int, a *goquery.Selection) {
 			checked++
-			title := strings.TrimSuffix(strings.TrimSpace(a.ChildrenFiltered("h3, h4").Text()), ellipsis)
+			title := strings.TrimSuffix(strings.TrimSpace(a.ChildrenFiltered("h3, h4").Text()), ingest.Ellipsis)
 			excerpt := a.ChildrenFiltered(`p[dir="auto"]`)
 			text := strings.Join(strings.Fields(excerpt.Text()), " ")
 			if title != "" && strings.HasPrefix(text, title) {

@@ -1,7 +1,9 @@
 // Package render turns stored digests into what people read: HTML pages,
 // the status page, the per-user Atom feed and the email's headers and
 // bodies (package mail composes and sends them). It knows nothing of HTTP
-// polling, SQL or SMTP; the caller hands it plain values.
+// polling, SQL or SMTP; the caller hands it plain values. What a poll
+// makes of an entry's texts and stores (sanitised HTML, display title,
+// excerpt, word count) is package ingest's: render shows it.
 package render
 
 import (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
 )
@@ -236,9 +237,9 @@ type entryView struct {
 }
 
 // TextExcerpt is the excerpt as the plain-text email shows it: the links
-// whose text it shows marked by number and listed (see linkExcerpt).
-func (ev entryView) TextExcerpt() linkedExcerpt {
-	return linkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
+// whose text it shows marked by number and listed (see ingest.LinkExcerpt).
+func (ev entryView) TextExcerpt() ingest.LinkedExcerpt {
+	return ingest.LinkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -281,8 +282,8 @@ func newDigestView(d Digest) (*digestView, error) {
 		Title: digestTitle(d, day),
 		// Trusted: rendered by us from the config's Markdown. Its headings
 		// go below the page's h1, beside the feeds' h2.
-		Intro:       template.HTML(shiftFragmentHeadings(d.IntroHTML, 2)),
-		IntroText:   plainText(d.IntroHTML),
+		Intro:       template.HTML(ingest.ShiftFragmentHeadings(d.IntroHTML, 2)),
+		IntroText:   ingest.PlainText(d.IntroHTML),
 		Built:       showTime(d.BuiltAt, loc, entryLayout),
 		Zone:        loc.String(),
 		Prev:        newDateLink(d.Prev),
@@ -353,7 +354,7 @@ var problemNotes = map[domain.ProblemState]string{
 func newProblemView(p Problem, loc *time.Location) problemView {
 	v := problemView{
 		FeedName:  feedName(p.FeedName, p.FeedURL),
-		Reason:    shortName(p.Reason),
+		Reason:    ingest.ShortName(p.Reason),
 		SinceWord: "since",
 		Since:     showTime(p.Since, loc, problemLayout),
 		Note:      problemNotes[p.State],
@@ -441,7 +442,7 @@ func zone(d Digest) *time.Location {
 // newGroupView also returns the link sources of its entries, so the link
 // graph reuses the sanitised content instead of sanitising twice.
 func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
-	gv := groupView{Folder: shortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
+	gv := groupView{Folder: ingest.ShortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
 	gv.Count = sectionCount(len(g.Entries)+g.Unread, gv.More)
 	gv.Unread = g.Unread
@@ -509,10 +510,10 @@ type titleView struct {
 // that no text of it is sanitised (a digest read by its titles has none).
 func newTitleView(e domain.Entry, g FeedGroup, loc *time.Location) titleView {
 	title := e.Fragments.Title
-	if e.Fragments.Rules != FragmentRules {
-		title = displayTitle(e.Title, entryText(e))
+	if e.Fragments.Rules != ingest.FragmentRules {
+		title = ingest.DisplayTitle(e)
 	}
-	tv := titleView{Lang: g.Lang, Title: title, URL: EntryURL(g.FeedURL, e.Link)}
+	tv := titleView{Lang: g.Lang, Title: title, URL: ingest.EntryURL(g.FeedURL, e.Link)}
 	tv.Time, tv.FirstSeen = entryTime(e, loc)
 	if t := e.Published; !t.IsZero() || !e.FirstSeen.IsZero() {
 		if t.IsZero() {
@@ -545,19 +546,19 @@ func timeText(t timeView, firstSeen bool) string {
 	return t.Label
 }
 
-// newEntryView shows e from its fragments (see MakeFragments), and
+// newEntryView shows e from its fragments (see ingest.MakeFragments), and
 // returns the links in its content.
 func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) (entryView, []string) {
-	f := fragmentsOf(g.FeedURL, e)
+	f := ingest.FragmentsOf(g.FeedURL, e)
 	ev := entryView{
 		Nested:   nested,
 		Title:    f.Title,
-		URL:      EntryURL(g.FeedURL, e.Link),
+		URL:      ingest.EntryURL(g.FeedURL, e.Link),
 		FeedName: name,
-		Author:   shortName(e.Author),
+		Author:   ingest.ShortName(e.Author),
 		Excerpt:  f.Excerpt,
 		// Trusted: sanitised when the fragment was made.
-		Content: template.HTML(contentAt(f.HTML, entryContentHeading(nested))),
+		Content: template.HTML(ingest.ContentAt(f.HTML, entryContentHeading(nested))),
 		Lang:    g.Lang,
 		// The files' labels are ours (their kind, time and size), in
 		// English like the rest of the page: no lang of the feed's.
@@ -565,8 +566,8 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		AlsoIn:     strings.Join(g.AlsoIn[e.ID], ", "),
 	}
 	// An untitled entry's Whole says its title and excerpt show it all
-	// (see MakeFragments); a titled one's, that the excerpt does.
-	if plainText(e.Title) == "" {
+	// (see ingest.MakeFragments); a titled one's, that the excerpt does.
+	if ingest.PlainText(e.Title) == "" {
 		ev.Complete = f.Whole
 	} else {
 		ev.Whole = f.Whole
@@ -612,13 +613,13 @@ func newNoticeView(n Notice) noticeView {
 		FeedName: feedName(n.FeedName, n.FeedURL),
 		Text:     text,
 		NewURL:   safeLink(redact.URL(n.NewURL)),
-		Detail:   redact.Text(plainText(n.Detail)),
+		Detail:   redact.Text(ingest.PlainText(n.Detail)),
 	}
 }
 
 // feedName is the feed's title as plain text, else its URL's host.
 func feedName(name, feedURL string) string {
-	if n := shortName(name); n != "" {
+	if n := ingest.ShortName(name); n != "" {
 		return n
 	}
 	if h := hostOf(feedURL); h != "" {
@@ -628,10 +629,10 @@ func feedName(name, feedURL string) string {
 }
 
 // safeLink keeps only absolute http(s) URLs for our own links, without
-// user information (see withoutUserinfo).
+// user information (see ingest.WithoutUserinfo).
 func safeLink(s string) string {
 	if u := domain.AbsoluteHTTP(s); u != nil {
-		withoutUserinfo(u)
+		ingest.WithoutUserinfo(u)
 		return u.String()
 	}
 	return ""
@@ -657,8 +658,8 @@ func siteFile(siteURL, user, name string) string {
 func leftOutViews(d Digest) ([]titleView, int) {
 	var out []titleView
 	for _, t := range d.LeftOutTitles {
-		url := EntryURL(t.Feed, t.Link)
-		title := shortName(plainText(t.Title))
+		url := ingest.EntryURL(t.Feed, t.Link)
+		title := ingest.ShortName(ingest.PlainText(t.Title))
 		if title == "" {
 			title = redact.URL(url)
 		}

@@ -1,7 +1,7 @@
 // Package article reads the article of a web page, for feeds that
 // publish only a teaser (full_text = true): Mozilla's Readability rules,
 // through codeberg.org/readeck/go-readability. What it returns is the
-// page's HTML, not sanitised: it becomes an entry's content, which render
+// page's HTML, not sanitised: it becomes an entry's content, which ingest
 // sanitises like any feed's.
 package article
 

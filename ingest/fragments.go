@@ -1,4 +1,12 @@
-package render
+// Package ingest makes what a digest shows of an entry from the feed's
+// texts, once, when a poll stores the entry: the fragments (sanitised HTML
+// with links resolved and frames made links, display title, excerpt, word
+// count, links; MakeFragments and the version of its rules, FragmentRules)
+// and the plain-text rules they rest on (PlainText, Cut, StripControl,
+// OneLine). Its few words of ours ("Untitled post", "Video: ") are
+// stored in the fragments they are part of. It imports none of the layers
+// that show what it makes (render, pages, pipeline).
+package ingest
 
 import (
 	"strings"
@@ -22,11 +30,12 @@ import (
 // excerpt going on from its title (afterTitle), a link where a frame
 // was (linkFrames), the text's length in words (countWords).
 // 4: an untitled entry whose title and excerpt show all of its text is
-// Whole (nothing to open: see entryView.Complete).
+// Whole (nothing to open: see render's entryView.Complete).
 const FragmentRules = 4
 
 // fragmentTop is the heading level a stored fragment's content starts at:
-// below an entry's h3 (entryContentHeading for a feed outside folders).
+// below an entry's h3 (render's entryContentHeading for a feed outside
+// folders).
 const fragmentTop = 4
 
 // MakeFragments makes what a digest shows of an entry of the feed
@@ -38,7 +47,7 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	f := domain.Fragments{
 		Rules:   FragmentRules,
 		Title:   displayTitle(e.Title, text),
-		Excerpt: cut(text, excerptWords, excerptChars),
+		Excerpt: Cut(text, excerptWords, excerptChars),
 		HTML:    html,
 		Words:   countWords(text),
 	}
@@ -49,7 +58,7 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 	// a parse fewer for each.
 	f.Links = appendLinks(f.Links, tree)
 	f.Whole = f.Excerpt != "" && treeTextIs(tree, f.Excerpt)
-	if plainText(e.Title) == "" && text != "" {
+	if PlainText(e.Title) == "" && text != "" {
 		// The title is the text's first words: the excerpt goes on
 		// from them, and the content, which starts with them too, is
 		// folded away rather than shown in the excerpt's place; when
@@ -64,7 +73,7 @@ func MakeFragments(feedURL string, e domain.Entry) domain.Fragments {
 // of text: the rest after the title was not cut.
 func showsRest(text, title, excerpt string) bool {
 	rest := text[restStart(text, title):]
-	return strings.TrimPrefix(excerpt, ellipsis) == rest
+	return strings.TrimPrefix(excerpt, Ellipsis) == rest
 }
 
 // afterTitle is the excerpt of an untitled entry whose text is text and
@@ -76,13 +85,13 @@ func afterTitle(text, title string) string {
 	if rest == "" || rest == text {
 		return ""
 	}
-	return ellipsis + cut(rest, excerptWords, excerptChars)
+	return Ellipsis + Cut(rest, excerptWords, excerptChars)
 }
 
 // restStart is where, in text, the words after those title shows start.
 func restStart(text, title string) int {
 	rest := text
-	for range len(strings.Fields(strings.TrimSuffix(title, ellipsis))) {
+	for range len(strings.Fields(strings.TrimSuffix(title, Ellipsis))) {
 		_, after, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
 		rest = after
 	}
@@ -119,17 +128,17 @@ func appendLinks(links []string, n *html.Node) []string {
 	return links
 }
 
-// treeText is plainText of the HTML that tree is the body of.
+// treeText is PlainText of the HTML that tree is the body of.
 func treeText(tree *html.Node) string {
 	w := textWriter{limit: -1}
 	w.write(tree)
 	return collapseSpace(w.String())
 }
 
-// fragmentsOf are e's stored fragments, or, when it has none made by
+// FragmentsOf are e's stored fragments, or, when it has none made by
 // these rules (texts dropped, or stored by an older program and not
 // made again), fragments made now.
-func fragmentsOf(feedURL string, e domain.Entry) domain.Fragments {
+func FragmentsOf(feedURL string, e domain.Entry) domain.Fragments {
 	if e.Fragments.Rules == FragmentRules {
 		return e.Fragments
 	}
@@ -146,10 +155,18 @@ var deeperHeadings = strings.NewReplacer(
 	"<h5>", "<h6>", "<h5 ", "<h6 ", "</h5>", "</h6>",
 )
 
-// contentAt is a fragment's HTML with its headings starting at h<top>.
-func contentAt(html string, top int) string {
+// ContentAt is a fragment's HTML with its headings starting at h<top>.
+func ContentAt(html string, top int) string {
 	if top == fragmentTop+1 && strings.Contains(html, "<h") {
 		return deeperHeadings.Replace(html)
 	}
 	return html
+}
+
+// contentOf is what an entry shows in full: its content, else its summary.
+func contentOf(e domain.Entry) string {
+	if strings.TrimSpace(e.Content) != "" {
+		return e.Content
+	}
+	return e.Summary
 }

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"fmt"
@@ -11,39 +11,39 @@ import (
 	"feeddigest/domain"
 )
 
-// linkedExcerpt is an excerpt for the plain-text email: each link whose
+// LinkedExcerpt is an excerpt for the plain-text email: each link whose
 // text the excerpt shows is marked after that text with its number
 // ("a friend [1]"), and listed by number below the excerpt, since plain
 // text has no anchors and the URL would otherwise be lost.
-type linkedExcerpt struct {
+type LinkedExcerpt struct {
 	Text  string
-	Links []excerptLink
+	Links []ExcerptLink
 }
 
-// excerptLink is a link an excerpt marks with [N].
-type excerptLink struct {
+// ExcerptLink is a link an excerpt marks with [N].
+type ExcerptLink struct {
 	N   int
 	URL string
 }
 
-// linkExcerpt marks in excerpt (cut from the text of content, the
+// LinkExcerpt marks in excerpt (cut from the text of content, the
 // entry's sanitised HTML, and going on from its title when the entry is
 // untitled: see afterTitle) the links whose text it shows. A link to the
 // entry itself (own) is left out: its URL is under the title already.
 // Text that cannot be matched to the excerpt gets no marks: never a
 // number at the wrong word.
-func linkExcerpt(content, excerpt, title, own string) linkedExcerpt {
-	if strings.TrimSuffix(excerpt, ellipsis) == "" || !strings.Contains(content, "<a") {
-		return linkedExcerpt{Text: excerpt}
+func LinkExcerpt(content, excerpt, title, own string) LinkedExcerpt {
+	if strings.TrimSuffix(excerpt, Ellipsis) == "" || !strings.Contains(content, "<a") {
+		return LinkedExcerpt{Text: excerpt}
 	}
 	doc, err := html.Parse(strings.NewReader(content))
 	if err != nil || findBody(doc) == nil {
-		return linkedExcerpt{Text: excerpt}
+		return LinkedExcerpt{Text: excerpt}
 	}
 	root := findBody(doc)
 	body, lead, ok := excerptBody(root, excerpt, title)
 	if !ok {
-		return linkedExcerpt{Text: excerpt}
+		return LinkedExcerpt{Text: excerpt}
 	}
 	l := excerptLinker{body: body, own: own}
 	l.walk(root)
@@ -53,8 +53,8 @@ func linkExcerpt(content, excerpt, title, own string) linkedExcerpt {
 	// The title's words were read to find the excerpt's, and their
 	// links are the title's.
 	l.dropBefore(lead)
-	whole := l.result(body + excerpt[len(ellipsis)+len(body)-lead:])
-	whole.Text = ellipsis + whole.Text[lead:]
+	whole := l.result(body + excerpt[len(Ellipsis)+len(body)-lead:])
+	whole.Text = Ellipsis + whole.Text[lead:]
 	return whole
 }
 
@@ -64,13 +64,13 @@ func linkExcerpt(content, excerpt, title, own string) linkedExcerpt {
 // the title's words), those words first; lead is their length. ok is
 // false when the excerpt does not go on from the tree's text.
 func excerptBody(root *html.Node, excerpt, title string) (body string, lead int, ok bool) {
-	body = strings.TrimSuffix(excerpt, ellipsis)
-	rest, goesOn := strings.CutPrefix(body, ellipsis)
+	body = strings.TrimSuffix(excerpt, Ellipsis)
+	rest, goesOn := strings.CutPrefix(body, Ellipsis)
 	if !goesOn {
 		return body, 0, true
 	}
 	text := treeText(root)
-	shown := strings.TrimSuffix(title, ellipsis)
+	shown := strings.TrimSuffix(title, Ellipsis)
 	if shown == "" || !strings.HasPrefix(text, shown) {
 		return body, 0, true // an excerpt of a titled entry that opens with "…"
 	}
@@ -180,10 +180,10 @@ func (l *excerptLinker) link(n *html.Node, href string) {
 
 // ExcerptHTML is the start of f's HTML that holds its excerpt, the rest
 // cut off, or "" when the excerpt shows no link: all that the plain-text
-// email needs of the HTML (see linkExcerpt), where a digest's email
+// email needs of the HTML (see LinkExcerpt), where a digest's email
 // drops the HTML itself to stay small.
 func ExcerptHTML(f domain.Fragments) string {
-	if strings.TrimSuffix(f.Excerpt, ellipsis) == "" || !strings.Contains(f.HTML, "<a") {
+	if strings.TrimSuffix(f.Excerpt, Ellipsis) == "" || !strings.Contains(f.HTML, "<a") {
 		return ""
 	}
 	doc, err := html.Parse(strings.NewReader(f.HTML))
@@ -226,9 +226,9 @@ func (l *excerptLinker) add(href string, at int) {
 	l.at = append(l.at, at)
 }
 
-func (l *excerptLinker) result(excerpt string) linkedExcerpt {
+func (l *excerptLinker) result(excerpt string) LinkedExcerpt {
 	if len(l.links) == 0 {
-		return linkedExcerpt{Text: excerpt}
+		return LinkedExcerpt{Text: excerpt}
 	}
 	var b strings.Builder
 	prev := 0
@@ -238,11 +238,11 @@ func (l *excerptLinker) result(excerpt string) linkedExcerpt {
 		prev = at
 	}
 	b.WriteString(excerpt[prev:])
-	links := make([]excerptLink, len(l.links))
+	links := make([]ExcerptLink, len(l.links))
 	for i, u := range l.links {
-		links[i] = excerptLink{N: i + 1, URL: u}
+		links[i] = ExcerptLink{N: i + 1, URL: u}
 	}
-	return linkedExcerpt{Text: b.String(), Links: links}
+	return LinkedExcerpt{Text: b.String(), Links: links}
 }
 
 // linkTarget is the http(s) URL an a element points to, "" for any other.

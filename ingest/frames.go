@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"net/url"
@@ -186,7 +186,7 @@ func videoPage(target string) string {
 		return ""
 	}
 	id, ok := "", false
-	switch siteHost(u) {
+	switch SiteHost(u) {
 	case "youtube.com", "youtube-nocookie.com":
 		if id, ok = strings.CutPrefix(u.Path, "/embed/"); ok && validVideoID(id) {
 			return "https://www.youtube.com/watch?v=" + id
@@ -223,5 +223,11 @@ func frameLabel(target string) string {
 	for _, prefix := range []string{"https://", "http://", "www."} {
 		label = strings.TrimPrefix(label, prefix)
 	}
-	return cut(label, 1, maxFrameLabel)
+	return Cut(label, 1, maxFrameLabel)
+}
+
+// SiteHost is u's host as a reader names the site: lower case, no port,
+// no "www.".
+func SiteHost(u *url.URL) string {
+	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"html"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/internal/htmltest"
 )
 
 // An embedded frame that sanitising removes leaves a link to what it
@@ -39,7 +41,7 @@ func TestFrameLeavesALink(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := SanitizeHTML(c.raw, "https://blog.example.org/posts/concert")
-			doc := parseHTML(t, out)
+			doc := htmltest.Parse(t, out)
 			if doc.Find("iframe, embed, object, video").Length() != 0 {
 				t.Fatalf("a frame is left: %s", out)
 			}
@@ -97,8 +99,8 @@ func FuzzFrameLink(f *testing.F) {
 		}
 		raw := "<p>a</p><" + tag + " " + attr + `="` + html.EscapeString(src) + `"></` + tag + "><p>b</p>"
 		out := SanitizeHTML(raw, "https://blog.example.org/post")
-		checkNoDirt(t, "SanitizeHTML", []byte(out))
-		doc := parseHTML(t, out)
+		htmltest.CheckNoDirt(t, "SanitizeHTML", []byte(out))
+		doc := htmltest.Parse(t, out)
 		if doc.Find("iframe, embed, object, video, script").Length() != 0 {
 			t.Fatalf("a frame or script is left: %s", out)
 		}

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func TestLinkExcerpt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := linkExcerpt(tt.html, tt.excerpt, "", own)
+			got := LinkExcerpt(tt.html, tt.excerpt, "", own)
 			if got.Text != tt.want {
 				t.Errorf("text %q, want %q", got.Text, tt.want)
 			}
@@ -64,12 +64,12 @@ func FuzzLinkExcerpt(f *testing.F) {
 		if words < 1 || words > 50 || !utf8.ValidString(content) {
 			return
 		}
-		excerpt, title := cut(plainText(content), words, excerptChars), ""
+		excerpt, title := Cut(PlainText(content), words, excerptChars), ""
 		if words%2 == 0 { // as an untitled entry's: going on from its title
-			title = displayTitle("", plainText(content))
-			excerpt = afterTitle(plainText(content), title)
+			title = displayTitle("", PlainText(content))
+			excerpt = afterTitle(PlainText(content), title)
 		}
-		got := linkExcerpt(content, excerpt, title, "")
+		got := LinkExcerpt(content, excerpt, title, "")
 		unmarked := got.Text
 		for _, l := range got.Links {
 			mark := " [" + strconv.Itoa(l.N) + "]"
@@ -82,7 +82,7 @@ func FuzzLinkExcerpt(f *testing.F) {
 			t.Fatalf("marked %q does not come from %q", got.Text, excerpt)
 		}
 		// What an email keeps of the HTML marks the same links.
-		kept := linkExcerpt(ExcerptHTML(domain.Fragments{HTML: content, Excerpt: excerpt, Title: title}), excerpt, title, "")
+		kept := LinkExcerpt(ExcerptHTML(domain.Fragments{HTML: content, Excerpt: excerpt, Title: title}), excerpt, title, "")
 		if kept.Text != got.Text || len(kept.Links) != len(got.Links) {
 			t.Fatalf("from ExcerptHTML: %q %v, from the HTML: %q %v", kept.Text, kept.Links, got.Text, got.Links)
 		}
@@ -93,7 +93,7 @@ func FuzzLinkExcerpt(f *testing.F) {
 // post of many empty elements is read in linear time.
 func TestLinkExcerptManyEmptyElements(t *testing.T) {
 	content := "<p>" + strings.Repeat("<b> </b>", 200_000) + `<a href="https://x.example/">word</a></p>`
-	got := linkExcerpt(content, "word", "", "")
+	got := LinkExcerpt(content, "word", "", "")
 	if got.Text != "word [1]" {
 		t.Errorf("text %q", got.Text)
 	}
@@ -103,7 +103,7 @@ func TestLinkExcerptManyEmptyElements(t *testing.T) {
 func TestExcerptHTMLIsTheExcerptsPart(t *testing.T) {
 	content := `<p>Recipe from <a href="https://friend.example/r">a friend</a>, and more.</p>` +
 		strings.Repeat(`<p>Later <a href="https://later.example/">words</a> here.</p>`, 1000)
-	f := domain.Fragments{HTML: content, Excerpt: cut(plainText(content), excerptWords, excerptChars)}
+	f := domain.Fragments{HTML: content, Excerpt: Cut(PlainText(content), excerptWords, excerptChars)}
 	got := ExcerptHTML(f)
 	if len(got) > 1000 || !strings.Contains(got, `href="https://friend.example/r"`) {
 		t.Errorf("ExcerptHTML kept %d bytes:\n%.500s", len(got), got)
@@ -122,9 +122,9 @@ func TestUntitledExcerptLinks(t *testing.T) {
 	if f.Title != "Read the first of my notes about soup and bread today,…" && f.Title != "Read the first of my notes about soup and bread…" {
 		t.Fatalf("title %q", f.Title)
 	}
-	want := linkedExcerpt{Text: f.Excerpt[:len(f.Excerpt)-len(" one.")] + " [1] one.", Links: []excerptLink{{1, "https://b.example/"}}}
+	want := LinkedExcerpt{Text: f.Excerpt[:len(f.Excerpt)-len(" one.")] + " [1] one.", Links: []ExcerptLink{{1, "https://b.example/"}}}
 	for _, html := range []string{f.HTML, ExcerptHTML(f)} {
-		got := linkExcerpt(html, f.Excerpt, f.Title, "")
+		got := LinkExcerpt(html, f.Excerpt, f.Title, "")
 		if got.Text != want.Text || fmt.Sprint(got.Links) != fmt.Sprint(want.Links) {
 			t.Errorf("got %q %v, want %q %v", got.Text, got.Links, want.Text, want.Links)
 		}

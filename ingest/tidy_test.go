@@ -1,12 +1,14 @@
-package render
+package ingest
 
 import (
-	"feeddigest/domain"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"feeddigest/domain"
+	"feeddigest/internal/htmltest"
 )
 
 // goquerySanitize is sanitize as it was written with goquery, one
@@ -60,7 +62,7 @@ func goquerySanitize(raw, base string, top int) string {
 }
 
 var tidySeeds = []string{
-	hostile,
+	htmltest.Hostile,
 	`<a href="/x" id="a" title="t">x</a><area href="y" id="b" alt="z">`,
 	`<img id="i" alt="a" src="/p.png" title="t"><img src="javascript:x" alt="gone">`,
 	`<blockquote cite="../c" id="q"><p>q</p></blockquote>`,

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"strings"
@@ -37,7 +37,7 @@ func TestDisplayTitle(t *testing.T) {
 
 func TestDisplayTitleCapsHugeTitles(t *testing.T) {
 	got := DisplayTitle(domain.Entry{Title: strings.Repeat("word ", 100)})
-	if utf8.RuneCountInString(got) > maxTitleLen+1 || !strings.HasSuffix(got, ellipsis) {
+	if utf8.RuneCountInString(got) > maxTitleLen+1 || !strings.HasSuffix(got, Ellipsis) {
 		t.Errorf("long title not cut: %d runes %q", utf8.RuneCountInString(got), got)
 	}
 }
@@ -45,10 +45,10 @@ func TestDisplayTitleCapsHugeTitles(t *testing.T) {
 func TestExcerpt(t *testing.T) {
 	long := "<p>" + strings.Repeat("lorem ipsum ", 60) + "</p>"
 	got := Excerpt(domain.Entry{Content: long})
-	if !strings.HasSuffix(got, ellipsis) {
+	if !strings.HasSuffix(got, Ellipsis) {
 		t.Errorf("long excerpt without ellipsis: %q", got)
 	}
-	words := strings.Fields(strings.TrimSuffix(got, ellipsis))
+	words := strings.Fields(strings.TrimSuffix(got, Ellipsis))
 	if len(words) > excerptWords || utf8.RuneCountInString(got) > excerptChars+1 {
 		t.Errorf("excerpt too long: %d words, %d runes", len(words), utf8.RuneCountInString(got))
 	}
@@ -76,41 +76,6 @@ func TestExcerptCutsLongWordsByCharacters(t *testing.T) {
 	short := Excerpt(domain.Entry{Content: strings.Repeat("abcdefghi ", 30)})
 	if utf8.RuneCountInString(short) > excerptChars+1 {
 		t.Errorf("excerpt over %d chars: %d", excerptChars, utf8.RuneCountInString(short))
-	}
-}
-
-func TestWrap(t *testing.T) {
-	text := strings.Repeat("word ", 40) + "https://example.org/" + strings.Repeat("x", 80)
-	for _, line := range strings.Split(wrap(text, "  "), "\n") {
-		if !strings.HasPrefix(line, "  ") {
-			t.Errorf("line without indent: %q", line)
-		}
-		if len(line) > textWidth && strings.Count(line, " ") > 2 {
-			t.Errorf("line over %d chars: %q", textWidth, line)
-		}
-	}
-	if got := bullet("a b"); got != "* a b" {
-		t.Errorf("bullet = %q", got)
-	}
-}
-
-func TestIntroMarkdownIsSafe(t *testing.T) {
-	got, err := IntroHTML("# Hello\n\nRead *slowly*. <script>alert(1)</script> [x](javascript:alert(1))", "Just for **you**.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<h1>Hello</h1>", "<em>slowly</em>", "<strong>you</strong>"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("intro lacks %s: %s", want, got)
-		}
-	}
-	for _, bad := range []string{"<script", "javascript:", "alert(1)</script>"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("intro kept %s: %s", bad, got)
-		}
-	}
-	if empty, _ := IntroHTML("", "  "); empty != "" {
-		t.Errorf("empty intros gave %q", empty)
 	}
 }
 
@@ -174,8 +139,32 @@ func TestCutAtTheLimits(t *testing.T) {
 		{"abcdefghijk", "abcdefghij…"}, // one word longer than them
 		{"ab, cd, efghi", "ab, cd…"},   // no punctuation before the mark
 	} {
-		if got := cut(c.text, 3, 10); got != c.want {
-			t.Errorf("cut(%q, 3, 10) = %q, want %q", c.text, got, c.want)
+		if got := Cut(c.text, 3, 10); got != c.want {
+			t.Errorf("Cut(%q, 3, 10) = %q, want %q", c.text, got, c.want)
 		}
+	}
+}
+
+func TestStripControl(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\tb\nc\x1b[0m\x00\x07\x08\x7f\u0085\u009bd é 日本 \u202e": "a\tb\nc[0md é 日本 ",
+		// The overrides, embeddings and isolates go; the marks stay.
+		"\u202atxt\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069!": "txt !",
+		"\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c":             "\u05e9\u05dc\u05d5\u05dd \u200f(1)\u200e \u061c",
+		// Noncharacters go; invalid UTF-8 reads as U+FFFD.
+		"x\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffffy\ufffd\xff": "xy\ufffd\ufffd",
+		"plain text stays": "plain text stays",
+	} {
+		if got := StripControl(in); got != want {
+			t.Errorf("StripControl(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A name of one long word is cut by characters, as a title is (see
+// TestLongFeedNamesAndAuthorsAreCut in render for the pages).
+func TestShortNameCutsOneLongWord(t *testing.T) {
+	if n := utf8.RuneCountInString(ShortName(strings.Repeat("x", 5000))); n > maxTitleLen+1 {
+		t.Errorf("a one-word name cut to %d characters", n)
 	}
 }

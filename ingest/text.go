@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"io"
@@ -19,15 +19,15 @@ const (
 	maxTitleLen  = 160
 	excerptWords = 40
 	excerptChars = 280
-	ellipsis     = "…"
+	Ellipsis     = "…"
 )
 
 // DisplayTitle is what an entry is called in a digest (as Artemis does):
 // its title as plain text, else the first words of its text followed by
 // "…", else "Untitled post".
 func DisplayTitle(e domain.Entry) string {
-	if t := plainText(e.Title); t != "" {
-		return cut(t, maxTitleLen, maxTitleLen)
+	if t := PlainText(e.Title); t != "" {
+		return Cut(t, maxTitleLen, maxTitleLen)
 	}
 	return displayTitle("", entryText(e))
 }
@@ -35,33 +35,33 @@ func DisplayTitle(e domain.Entry) string {
 // displayTitle is DisplayTitle of an entry titled title whose plain text
 // is text.
 func displayTitle(title, text string) string {
-	if t := plainText(title); t != "" {
-		return cut(t, maxTitleLen, maxTitleLen)
+	if t := PlainText(title); t != "" {
+		return Cut(t, maxTitleLen, maxTitleLen)
 	}
 	if text != "" {
-		return cut(text, titleWords, titleChars)
+		return Cut(text, titleWords, titleChars)
 	}
 	return "Untitled post"
 }
 
-// shortName is a feed's or an author's name as plain text, cut as an
+// ShortName is a feed's or an author's name as plain text, cut as an
 // entry's title is: a feed may name itself with a whole article.
-func shortName(s string) string {
-	return cut(plainText(s), maxTitleLen, maxTitleLen)
+func ShortName(s string) string {
+	return Cut(PlainText(s), maxTitleLen, maxTitleLen)
 }
 
 // Excerpt is a short plain-text taste of the entry's content (or summary),
 // cut at a word boundary.
 func Excerpt(e domain.Entry) string {
-	return cut(entryText(e), excerptWords, excerptChars)
+	return Cut(entryText(e), excerptWords, excerptChars)
 }
 
 // entryText is the plain text of the content, else of the summary.
 func entryText(e domain.Entry) string {
-	if t := plainText(e.Content); t != "" {
+	if t := PlainText(e.Content); t != "" {
 		return t
 	}
-	return plainText(e.Summary)
+	return PlainText(e.Summary)
 }
 
 // skipText are elements whose text is not prose a reader would see.
@@ -84,11 +84,11 @@ var blockText = map[string]bool{
 	"summary": true, "address": true, "main": true, "nav": true,
 }
 
-// plainText is the visible text of an HTML fragment with whitespace
+// PlainText is the visible text of an HTML fragment with whitespace
 // collapsed. Plain text input comes back unchanged but for entities and
 // the characters that have no place in a page (see cleanText), which are
 // dropped after entities are read, as "&#1;" is one of them too.
-func plainText(s string) string {
+func PlainText(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
@@ -109,7 +109,7 @@ func plainText(s string) string {
 	return text
 }
 
-// treeTextOf is plainText of any HTML, from the tree the parser builds.
+// treeTextOf is PlainText of any HTML, from the tree the parser builds.
 func treeTextOf(s string) string {
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
@@ -179,7 +179,7 @@ var simpleSkipped = map[string]bool{"script": true, "style": true, "iframe": tru
 // simpleVoid are the void elements simpleText reads.
 var simpleVoid = map[string]bool{"br": true, "hr": true, "img": true, "wbr": true}
 
-// simpleText is plainText of s read token by token, without building the
+// simpleText is PlainText of s read token by token, without building the
 // tree, when s is simple enough for that to give the same text: only
 // simpleElements, simpleSkipped and simpleVoid, every end tag closing the element open
 // last, no NUL. ok is false for anything else, which needs the tree.
@@ -308,9 +308,9 @@ func isASCIISpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// cut shortens whitespace-collapsed text to at most maxWords words and
+// Cut shortens whitespace-collapsed text to at most maxWords words and
 // about maxChars characters, at a word boundary, marking the cut with "…".
-func cut(text string, maxWords, maxChars int) string {
+func Cut(text string, maxWords, maxChars int) string {
 	if utf8.RuneCountInString(text) <= maxChars && !moreWords(text, maxWords) {
 		return text
 	}
@@ -334,7 +334,7 @@ func cut(text string, maxWords, maxChars int) string {
 	if n > maxChars { // one word longer than the limit, e.g. a URL
 		out = string([]rune(out)[:maxChars])
 	}
-	return strings.TrimRight(out, " ,;:-–—·") + ellipsis
+	return strings.TrimRight(out, " ,;:-–—·") + Ellipsis
 }
 
 // moreWords says whether text has more than max words.
@@ -422,7 +422,7 @@ func stripsHTML(r rune) bool {
 // feed or an HTML email (see stripsHTML; the two of them that part words,
 // a vertical tab and U+0085, become spaces), and with invalid UTF-8 as
 // U+FFFD; changed says whether that is not s. Feed-supplied text passes
-// through it on its way into any of them: plainText, and the text and
+// through it on its way into any of them: PlainText, and the text and
 // attributes of sanitised content.
 func cleanText(s string) (out string, changed bool) {
 	if !needsStrip(s, stripsHTML) {
@@ -433,7 +433,7 @@ func cleanText(s string) (out string, changed bool) {
 		case r == '\v' || r == '\u0085':
 			// Controls, but white space to strings.Fields: a space, so
 			// that the words they part stay apart in content as they do
-			// in plainText.
+			// in PlainText.
 			return ' '
 		case stripsHTML(r):
 			return -1

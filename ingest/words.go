@@ -1,17 +1,9 @@
-package render
+package ingest
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
-
-// Reading time: an entry of readingFrom words or more says how long it
-// takes to read, at readingSpeed words a minute.
-const (
-	readingFrom  = 200
-	readingSpeed = 230
 )
 
 // countWords is the length of text in words, for the reading time. Text
@@ -48,16 +40,4 @@ func countWords(text string) int {
 // without spaces between words.
 func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
-}
-
-// readingTime is what an entry of words words says of its length: "7 min
-// read", or "" below readingFrom words. The minutes are rounded to the
-// nearest, never below one: a reading time is an estimate, and rounding
-// up would add half a minute to every one of them.
-func readingTime(words int) string {
-	if words < readingFrom {
-		return ""
-	}
-	minutes := max(1, (words+readingSpeed/2)/readingSpeed)
-	return strconv.Itoa(minutes) + " min read"
 }

@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"os"
@@ -42,8 +42,8 @@ func TestExcerptKeepsBlockBoundaries(t *testing.T) {
 				t.Error("the excerpt is no longer the whole text")
 			}
 			// The fast path (no tree) reads blocks as the tree does.
-			if got := plainText(c.content); got != c.want {
-				t.Errorf("plainText %q, want %q", got, c.want)
+			if got := PlainText(c.content); got != c.want {
+				t.Errorf("PlainText %q, want %q", got, c.want)
 			}
 		})
 	}

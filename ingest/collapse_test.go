@@ -1,4 +1,4 @@
-package render
+package ingest
 
 import (
 	"strings"
@@ -37,7 +37,7 @@ func FuzzTreeTextIs(f *testing.F) {
 			return
 		}
 		whole := treeText(tree)
-		for _, text := range []string{whole, cut(whole, excerptWords, excerptChars), whole + "x", strings.TrimSuffix(whole, "x"), "", whole + " "} {
+		for _, text := range []string{whole, Cut(whole, excerptWords, excerptChars), whole + "x", strings.TrimSuffix(whole, "x"), "", whole + " "} {
 			if got, want := treeTextIs(tree, text), whole == text; got != want {
 				t.Errorf("treeTextIs(%q, %q) = %v, want %v", raw, text, got, want)
 			}
