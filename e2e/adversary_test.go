@@ -1266,7 +1266,11 @@ func (r *simRunner) checkRequests() []simViolation {
 						liar["lm"] = true
 					}
 				}
-				if staleSaid && q.bodyHash != lastBody {
+				// Only a GET confirming a HEAD's "unchanged" in the same
+				// poll can show the program its cache is stale: when a
+				// killed run's GET refreshed the cache, the next HEAD says
+				// "changed", truly, and teaches nothing.
+				if staleSaid && q.bodyHash != lastBody && simHeadSaidSame(poll, lastETag, lastLM) {
 					staleShown = true
 				}
 				gotBody, killedGet = true, false
@@ -1275,6 +1279,16 @@ func (r *simRunner) checkRequests() []simViolation {
 		}
 	}
 	return out
+}
+
+// simHeadSaidSame: the poll began with a HEAD that said "unchanged" to
+// the validators of the last body (a 304, or the same ones).
+func simHeadSaidSame(poll []simReq, etag, lm string) bool {
+	if len(poll) < 2 || poll[0].method != http.MethodHead {
+		return false
+	}
+	h := poll[0]
+	return h.status == http.StatusNotModified || h.status == http.StatusOK && h.etag == etag && h.lm == lm
 }
 
 // classify names the bug of issue 22 that each violation looks like,
