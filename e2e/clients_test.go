@@ -1,43 +1,42 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"feeddigest/internal/needs"
 )
 
 // requireTool returns the path of a program other people wrote (a mail
 // relay, a feed reader) that a test hands our output to. Missing, it
-// fails the test in CI (CI=true), where .ci/run installs it, and skips it
-// elsewhere, naming the Debian package to install.
+// skips the test, naming the Debian package to install, or fails it in
+// CI, where .ci/run installs it (needs.Missing).
 func requireTool(t testing.TB, name, debianPackage string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
+	if err != nil {
+		needs.Missing(t, fmt.Sprintf("%s not found: apt-get install %s", name, debianPackage))
 	}
-	if inCI, _ := strconv.ParseBool(os.Getenv("CI")); inCI {
-		t.Fatalf("%s is missing (apt-get install %s): CI must run this test", name, debianPackage)
-	}
-	t.Skipf("%s is missing: apt-get install %s to run this test", name, debianPackage)
-	return ""
+	return path
 }
 
 // requirePython returns a python3 that can import each module (Debian
-// package python3-<module>), as requireTool does for programs. Debian's
-// /usr/bin/python3, where apt installs the modules, is tried after the
-// one on PATH (which may be another installation without them).
+// package python3-<module>), as requireTool does for programs. Every
+// python3 on PATH is tried in turn: the first may be another
+// installation (pyenv's) without the modules apt put in Debian's.
 func requirePython(t testing.TB, modules ...string) string {
 	t.Helper()
-	candidates := []string{"/usr/bin/python3"}
-	if path, err := exec.LookPath("python3"); err == nil {
-		candidates = append([]string{path}, candidates...)
-	}
 	script := "import " + strings.Join(modules, ", ")
-	for _, python := range candidates {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		python := filepath.Join(dir, "python3")
+		if info, err := os.Stat(python); err != nil || info.IsDir() {
+			continue
+		}
 		if exec.Command(python, "-c", script).Run() == nil {
 			return python
 		}
@@ -48,10 +47,7 @@ func requirePython(t testing.TB, modules ...string) string {
 			packages += " python3-" + m
 		}
 	}
-	if inCI, _ := strconv.ParseBool(os.Getenv("CI")); inCI {
-		t.Fatalf("no python3 imports %s (apt-get install %s): CI must run this test", script, packages)
-	}
-	t.Skipf("no python3 imports %s: apt-get install %s to run this test", script, packages)
+	needs.Missing(t, fmt.Sprintf("no python3 that can %s: apt-get install %s", script, packages))
 	return ""
 }
 

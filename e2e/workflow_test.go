@@ -145,14 +145,15 @@ type workflowRuns struct {
 	feeds *feedtest.Server
 	relay *smtptest.Server
 	saved []string
+	key   string // STATE_KEY: "" caches the state as it is
 	dir   string // the runner of the last run
 	start time.Time
 	posts int
 }
 
-func newWorkflowRuns(t *testing.T) *workflowRuns {
+func newWorkflowRuns(t *testing.T, key string) *workflowRuns {
 	w := &workflowRuns{t: t, bin: binary(t), feeds: slowSite(t, 0), relay: smtptest.Start(t), saved: savedByWorkflow(t),
-		dir: t.TempDir(), start: time.Date(2026, 11, 21, 0, 5, 0, 0, time.UTC)}
+		key: key, dir: t.TempDir(), start: time.Date(2026, 11, 21, 0, 5, 0, 0, time.UTC)}
 	w.feeds.SetWindow(50)
 	cfg := "[fetch]\nallow_private_networks = true\nhost_rate = 100.0\n" +
 		fmt.Sprintf("[email]\nfrom = \"Digest <digest@example.org>\"\nsmtp = %q\ntls = \"none\"\n", w.relay.URL())
@@ -172,11 +173,18 @@ func (w *workflowRuns) postAll() {
 	}
 }
 
-// start starts the run of day (0: the first), hour on a fresh runner
-// holding what the last one saved.
+// begin starts the run of day (0: the first), hour on a fresh runner
+// holding what the last one saved: sealed after it with the key, if
+// any, and opened before this one, as the workflow does.
 func (w *workflowRuns) begin(day, hour int) (*exec.Cmd, <-chan error, *strings.Builder) {
 	w.t.Helper()
+	if w.key != "" {
+		mustRunStateScript(w.t, w.dir, "seal", w.key)
+	}
 	w.dir = copySaved(w.t, w.dir, w.saved)
+	if w.key != "" {
+		mustRunStateScript(w.t, w.dir, "open", w.key)
+	}
 	now := w.start.AddDate(0, 0, day).Add(time.Duration(hour) * time.Hour)
 	cmd := command(w.bin, nil, "run", "-config", "config.toml", "-now", now.Format(time.RFC3339))
 	cmd.Dir = w.dir
@@ -257,18 +265,23 @@ func (w *workflowRuns) check(context string, last int) {
 // The workflow's saved files are enough: a run killed right after the
 // relay took the first of its six emails, resumed on a fresh runner
 // from only what the workflow saves (the paths read from the workflow
-// file itself), delivers no email twice and loses no entry.
+// file itself), delivers no email twice and loses no entry; so does one
+// whose state the workflow encrypts (STATE_KEY) before saving it.
 func TestWorkflowResumesAKilledRunFromWhatItSaves(t *testing.T) {
-	w := newWorkflowRuns(t)
-	w.postAll()
-	w.run(0, 0)
-	w.postAll()
-	cmd, exited, out := w.begin(1, 0)
-	if !w.kill(cmd, exited, w.relay.Accepted(len(workflowUsers)+1)) {
-		t.Fatalf("the run ended before the relay took its first email:\n%s", out)
+	for _, tt := range []struct{ name, key string }{{"unencrypted", ""}, {"with STATE_KEY", "a key from a secret"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorkflowRuns(t, tt.key)
+			w.postAll()
+			w.run(0, 0)
+			w.postAll()
+			cmd, exited, out := w.begin(1, 0)
+			if !w.kill(cmd, exited, w.relay.Accepted(len(workflowUsers)+1)) {
+				t.Fatalf("the run ended before the relay took its first email:\n%s", out)
+			}
+			w.run(1, 1)
+			w.check("killed after the first email", 1)
+		})
 	}
-	w.run(1, 1)
-	w.check("killed after the first email", 1)
 }
 
 // As above, the run of each of six days killed at a random instant:
@@ -279,7 +292,7 @@ func TestWorkflowResumesRunsKilledAtRandom(t *testing.T) {
 	seed := testSeed(t)
 	t.Logf("FEEDDIGEST_TEST_SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	w := newWorkflowRuns(t)
+	w := newWorkflowRuns(t, "")
 	w.postAll()
 	began := time.Now()
 	w.run(0, 0)

@@ -18,8 +18,8 @@ import (
 	"feeddigest/domain"
 	"feeddigest/internal/smtptest"
 	"feeddigest/mail"
+	"feeddigest/output"
 	"feeddigest/render"
-	"feeddigest/site"
 )
 
 // mimePart is one part of a multipart message, decoded.
@@ -143,7 +143,7 @@ func TestForgedBoundaryInOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	outbox := t.TempDir()
-	if err := site.New(t.TempDir(), outbox).OutboxMessage(d.User, d.Date, msg); err != nil {
+	if err := output.New(t.TempDir(), outbox).OutboxMessage(d.User, d.Date, msg); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(outbox, d.User+"-"+d.Date+".eml"))

@@ -18,8 +18,8 @@ import (
 	"feeddigest/domain"
 	"feeddigest/ingest"
 	"feeddigest/mail"
+	"feeddigest/output"
 	"feeddigest/render"
-	"feeddigest/site"
 )
 
 // Render writes the pages (and outbox files) of every digest not written
@@ -39,7 +39,7 @@ func (b *Builder) Render(ctx context.Context) error {
 			return err
 		}
 	}
-	pub := site.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
+	pub := output.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func renderWorkers() int {
 // writePending writes the pages (and outbox files) of digests not written
 // yet, each linked to its neighbours, and says whose: for each user with
 // a page written, the newest page written (see writtenPage).
-func (b *Builder) writePending(ctx context.Context, pub *site.Publisher, pending []domain.Digest, feeds FeedNames) (map[string]writtenPage, error) {
+func (b *Builder) writePending(ctx context.Context, pub *output.Publisher, pending []domain.Digest, feeds FeedNames) (map[string]writtenPage, error) {
 	written := map[string]writtenPage{}
 	// The pagers of the pages written here, by digestKey: a page written
 	// with its next linked already is not relinked.
@@ -154,7 +154,7 @@ func (b *Builder) renderUser(ctx context.Context, user string, feeds FeedNames) 
 			pending = append(pending, d)
 		}
 	}
-	pub := site.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
+	pub := output.New(b.cfg.SiteDir, b.cfg.Email.Outbox)
 	if err := pub.Favicon(); err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (b *Builder) mailInDoubt(ctx context.Context, d domain.Digest) (string, err
 // it is, a missing link being better than an archive page emptied. The
 // check is made only then: it reads every entry of the digest, and most
 // pages are relinked.
-func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds FeedNames, pagers map[string]render.Pager) error {
+func (b *Builder) linkNext(ctx context.Context, pub *output.Publisher, prev domain.Digest, all []domain.Digest, u config.User, feeds FeedNames, pagers map[string]render.Pager) error {
 	if prev.Date == "" || prev.RenderedAt.IsZero() {
 		return nil // none, or one this pass renders with its neighbours
 	}
@@ -319,7 +319,7 @@ func (b *Builder) linkNext(ctx context.Context, pub *site.Publisher, prev domain
 
 // relinkPage writes the page of user's digest of date again with the
 // pager now in place of was (see render.RelinkPage).
-func relinkPage(pub *site.Publisher, user, date string, was, now render.Pager) error {
+func relinkPage(pub *output.Publisher, user, date string, was, now render.Pager) error {
 	page, err := pub.OpenDigestPage(user, date)
 	if err != nil {
 		return err
@@ -336,7 +336,7 @@ func relinkPage(pub *site.Publisher, user, date string, was, now render.Pager) e
 
 // writePage streams the page of d into its file, and says where its
 // body is.
-func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
+func writePage(pub *output.Publisher, d render.Digest) (render.PageBody, error) {
 	var body render.PageBody
 	err := pub.DigestPage(d.User, d.Date, streamed(func(w io.Writer) (err error) {
 		body, err = render.WriteDigestPage(w, d)
@@ -350,7 +350,7 @@ func writePage(pub *site.Publisher, d render.Digest) (render.PageBody, error) {
 
 // writeDigest writes the page of d, and its email to the outbox when
 // mailed says the digest is mailed (see SkipsMail).
-func (b *Builder) writeDigest(ctx context.Context, pub *site.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
+func (b *Builder) writeDigest(ctx context.Context, pub *output.Publisher, d render.Digest, mailed bool) (render.PageBody, error) {
 	body, err := writePage(pub, d)
 	if err != nil {
 		return body, err

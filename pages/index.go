@@ -7,14 +7,14 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/domain"
+	"feeddigest/output"
 	"feeddigest/render"
-	"feeddigest/site"
 )
 
 // writeUserIndex writes the user's index and Atom feed. The index copies
 // the body of the newest digest's page when this pass wrote it (newest),
 // rather than rendering the digest again.
-func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u config.User, feeds FeedNames, newest writtenPage) error {
+func (b *Builder) writeUserIndex(ctx context.Context, pub *output.Publisher, u config.User, feeds FeedNames, newest writtenPage) error {
 	all, err := b.rd.Digests(ctx, u.Name)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *site.Publisher, u con
 
 // keptAtomEntries are the entries of user's feed.xml as written before
 // (none when there is none to read).
-func keptAtomEntries(pub *site.Publisher, user string) render.AtomEntries {
+func keptAtomEntries(pub *output.Publisher, user string) render.AtomEntries {
 	f, err := pub.OpenUserFeed(user)
 	if err != nil {
 		return nil
@@ -68,7 +68,7 @@ func keptAtomEntries(pub *site.Publisher, user string) render.AtomEntries {
 	return render.ReadAtomEntries(f)
 }
 
-func (b *Builder) writeIndexPage(ctx context.Context, pub *site.Publisher, u config.User, feeds FeedNames, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
+func (b *Builder) writeIndexPage(ctx context.Context, pub *output.Publisher, u config.User, feeds FeedNames, all []domain.Digest, archive []render.DigestRef, newest writtenPage) error {
 	user := u.Name
 	if len(all) > 0 && newest.date == all[0].Date {
 		page, err := pub.OpenDigestPage(user, newest.date)

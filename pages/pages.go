@@ -1,6 +1,6 @@
 // Package pages builds what a reader sees of the stored digests: each
 // digest's page and email message, each user's index and Atom feed, and
-// status.html, from the state's rows, written through site.Publisher.
+// status.html, from the state's rows, written through output.Publisher.
 // The run (pipeline) writes the pages of the digests it builds; the
 // publish command writes the whole site from a state it only reads.
 package pages

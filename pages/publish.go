@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"feeddigest/site"
+	"feeddigest/output"
 )
 
 // Published says what Publish wrote.
@@ -30,7 +30,7 @@ func (b *Builder) Publish(ctx context.Context, dir string) (Published, error) {
 	if out.Dir == "" {
 		out.Dir = cfg.SiteDir
 	}
-	pub := site.New(out.Dir, "") // pages only: the outbox is the runs' business
+	pub := output.New(out.Dir, "") // pages only: the outbox is the runs' business
 	if err := pub.Favicon(); err != nil {
 		return out, err
 	}

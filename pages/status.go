@@ -14,15 +14,15 @@ import (
 	"feeddigest/config"
 	"feeddigest/domain"
 	"feeddigest/internal/redact"
+	"feeddigest/output"
 	"feeddigest/render"
 	"feeddigest/schedule"
-	"feeddigest/site"
 	"feeddigest/store"
 )
 
 // writeStatus writes status.html: the feeds' health, the users' rhythms
 // and, with [email] smtp, the mail that did not go out.
-func (b *Builder) writeStatus(ctx context.Context, pub *site.Publisher) error {
+func (b *Builder) writeStatus(ctx context.Context, pub *output.Publisher) error {
 	// What the page shows is read side by side: at the end of a shared
 	// pass, the page is all there is left to do, and each question waits
 	// on the server.

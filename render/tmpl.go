@@ -60,7 +60,7 @@ func siteHead(title string) headView {
 	return headView{Title: title, Icon: faviconName}
 }
 
-// faviconName is the site's icon at the root of the site (package site
+// faviconName is the site's icon at the root of the site (package output
 // writes it).
 const faviconName = "favicon.svg"
 

@@ -14,9 +14,9 @@
 //		...
 //	}
 //
-// When the server binaries cannot be found the test fails, saying what is
-// missing and how to install it; under -short it is skipped with the same
-// message, so the quick loop works on a machine without PostgreSQL.
+// When the server binaries cannot be found the test is skipped with one
+// line saying how to get them, so that the tests pass on a machine with
+// only Go; in CI (CI=true) it fails instead (package needs).
 package pgtest
 
 import (
@@ -38,18 +38,19 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"feeddigest/internal/needs"
 )
 
 // ErrNoPostgres means the PostgreSQL server binaries were not found.
-var ErrNoPostgres = errors.New("PostgreSQL server binaries (initdb, postgres) not found")
+var ErrNoPostgres = errors.New("PostgreSQL's server (initdb, postgres) not found")
 
 // BinDirEnv names the environment variable that points at the folder of
 // initdb and postgres when they are somewhere unusual.
 const BinDirEnv = "PG_BINDIR"
 
 // installAdvice says how to get the binaries.
-const installAdvice = "install them (Debian/Ubuntu: apt-get install postgresql; " +
-	"the binaries land in /usr/lib/postgresql/VERSION/bin) or set " + BinDirEnv + " to their folder"
+const installAdvice = "apt-get install postgresql (Debian, Ubuntu), or set " + BinDirEnv + " to the folder of initdb and postgres"
 
 // BinDir finds the folder holding initdb and postgres: $PG_BINDIR, else
 // the newest /usr/lib/postgresql/*/bin (Debian), else /usr/local/pgsql/bin,
@@ -67,7 +68,7 @@ func BinDir() (string, error) {
 		if has(dir) {
 			return dir, nil
 		}
-		return "", fmt.Errorf("%w in $%s=%s: %s", ErrNoPostgres, BinDirEnv, dir, installAdvice)
+		return "", fmt.Errorf("%w in $%s (%s): %s", ErrNoPostgres, BinDirEnv, dir, installAdvice)
 	}
 	debian, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	slices.SortFunc(debian, func(a, b string) int { return versionOf(b) - versionOf(a) }) // newest first
@@ -80,8 +81,7 @@ func BinDir() (string, error) {
 			return dir, nil
 		}
 	}
-	return "", fmt.Errorf("%w (looked in /usr/lib/postgresql/*/bin, /usr/local/pgsql/bin and PATH; $%s unset): %s",
-		ErrNoPostgres, BinDirEnv, installAdvice)
+	return "", fmt.Errorf("%w in /usr/lib/postgresql/*/bin, /usr/local/pgsql/bin or PATH: %s", ErrNoPostgres, installAdvice)
 }
 
 // versionOf reads the major version out of /usr/lib/postgresql/15/bin.
@@ -389,28 +389,21 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Require returns the shared cluster, or ends the test: it fails when
-// the binaries are missing or the cluster does not start. Missing
-// binaries skip the test under -short, but never in CI (CI=true, as
-// GitHub Actions and most CI services set it), where a skip would pass
-// the PostgreSQL state untested.
+// Require returns the shared cluster, or ends the test. Missing binaries
+// skip it with one line saying how to get them, except in CI (CI=true),
+// where a skip would pass the PostgreSQL state untested (needs.Missing);
+// a cluster that does not start fails it.
 func Require(t testing.TB) *Cluster {
 	t.Helper()
 	c, err := Shared(context.Background())
+	if errors.Is(err, ErrNoPostgres) {
+		needs.Missing(t, err.Error())
+		return nil
+	}
 	if err != nil {
-		if mayMiss(err, testing.Short(), os.Getenv("CI")) {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	return c
-}
-
-// mayMiss says whether a test may skip for err: missing binaries, under
-// -short (short), outside CI (the value of $CI).
-func mayMiss(err error, short bool, ci string) bool {
-	inCI, _ := strconv.ParseBool(ci)
-	return errors.Is(err, ErrNoPostgres) && short && !inCI
 }
 
 // NewDatabase creates an empty database on the shared cluster for this

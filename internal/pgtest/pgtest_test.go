@@ -3,7 +3,6 @@ package pgtest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,17 +44,21 @@ func TestDatabasesAreSeparate(t *testing.T) {
 	}
 }
 
-// Without the binaries, the error names what is missing and how to get it.
+// Without the binaries, the error names what is missing and how to get
+// it, in one line: the line a skipped test shows.
 func TestMissingBinariesAreNamed(t *testing.T) {
 	t.Setenv(BinDirEnv, t.TempDir())
 	_, err := Start(context.Background())
 	if !errors.Is(err, ErrNoPostgres) {
 		t.Fatalf("Start without binaries: %v", err)
 	}
-	for _, want := range []string{"initdb", "apt-get install postgresql", BinDirEnv} {
+	for _, want := range []string{"PostgreSQL's server", "initdb", "apt-get install postgresql", BinDirEnv} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error is more than one line: %q", err)
 	}
 }
 
@@ -83,34 +86,6 @@ func TestCopyDatabase(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT n FROM kept").Scan(&n); err != nil || n != 42 {
 		t.Errorf("the copy holds %d (%v)", n, err)
-	}
-}
-
-// Missing binaries skip a test only under -short and outside CI; any
-// other failure to start fails it.
-func TestMayMissOnlyOutsideCI(t *testing.T) {
-	missing := fmt.Errorf("%w: install them", ErrNoPostgres)
-	tests := []struct {
-		name  string
-		err   error
-		short bool
-		ci    string
-		want  bool
-	}{
-		{"short, on a laptop", missing, true, "", true},
-		{"short, CI=false", missing, true, "false", true},
-		{"short, in CI", missing, true, "true", false},
-		{"short, CI=1", missing, true, "1", false},
-		{"full run", missing, false, "", false},
-		{"full run in CI", missing, false, "true", false},
-		{"another failure", errors.New("initdb: disk full"), true, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := mayMiss(tt.err, tt.short, tt.ci); got != tt.want {
-				t.Errorf("mayMiss = %v, want %v", got, tt.want)
-			}
-		})
 	}
 }
 

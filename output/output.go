@@ -1,4 +1,4 @@
-// Package site is the one door for output files. It owns the layout of
+// Package output is the one door for output files. It owns the layout of
 // the published site and the outbox:
 //
 //	SITE/<user>/<YYYY-MM-DD>.html   a day's digest page
@@ -13,7 +13,7 @@
 // web server, a mail client or a crash sees the old file or the new one,
 // never half of one. Content arrives as an io.WriterTo and is streamed
 // into the temporary file, so nothing needs to be built in memory first.
-package site
+package output
 
 import (
 	"bufio"
@@ -32,10 +32,10 @@ import (
 
 // ErrBadName is returned for a user name or date that cannot be one
 // element of a path in the layout.
-var ErrBadName = errors.New("site: not a usable file name")
+var ErrBadName = errors.New("output: not a usable file name")
 
 // ErrNoOutbox is returned when a message is written without an outbox.
-var ErrNoOutbox = errors.New("site: no outbox folder configured")
+var ErrNoOutbox = errors.New("output: no outbox folder configured")
 
 // filePerm is the mode of every published file: the web server and the
 // mail tooling read them as another user.
@@ -75,7 +75,7 @@ func (p *Publisher) OpenDigestPage(user, date string) (*os.File, error) {
 	}
 	f, err := os.Open(filepath.Join(p.siteDir, user, date+".html"))
 	if err != nil {
-		return nil, fmt.Errorf("site: %w", err)
+		return nil, fmt.Errorf("output: %w", err)
 	}
 	return f, nil
 }
@@ -103,7 +103,7 @@ func (p *Publisher) OpenUserFeed(user string) (*os.File, error) {
 	}
 	f, err := os.Open(filepath.Join(p.siteDir, user, "feed.xml"))
 	if err != nil {
-		return nil, fmt.Errorf("site: %w", err)
+		return nil, fmt.Errorf("output: %w", err)
 	}
 	return f, nil
 }
@@ -171,22 +171,22 @@ func (p *Publisher) indexPath(user string) string {
 func replace(path string, content io.WriterTo) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("site: write %s: %w", path, err)
+		return fmt.Errorf("output: write %s: %w", path, err)
 	}
 	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(filePerm))
 	if err != nil {
-		return fmt.Errorf("site: write %s: %w", path, err)
+		return fmt.Errorf("output: write %s: %w", path, err)
 	}
 	defer f.Cleanup()
 	w := bufio.NewWriter(f)
 	if _, err := content.WriteTo(w); err != nil {
-		return fmt.Errorf("site: write %s: %w", path, err)
+		return fmt.Errorf("output: write %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("site: write %s: %w", path, err)
+		return fmt.Errorf("output: write %s: %w", path, err)
 	}
 	if err := f.CloseAtomicallyReplace(); err != nil {
-		return fmt.Errorf("site: write %s: %w", path, err)
+		return fmt.Errorf("output: write %s: %w", path, err)
 	}
 	return nil
 }
