@@ -61,6 +61,10 @@ func readBody(resp *http.Response, limit int64) ([]byte, int64, error) {
 	return body, wire.n, err
 }
 
+// errReadBody marks a failure to read a body (its connection cut, its
+// time up), which NetFailureOf tells from a parser's complaint.
+var errReadBody = errors.New("read body")
+
 // readDecoded undoes the codings of encoding (a Content-Encoding value) and
 // reads at most limit+1 decoded bytes: one past the limit is how a body
 // that is too large is told from one that is exactly the limit. sizeHint
@@ -73,7 +77,7 @@ func readDecoded(r io.Reader, encoding string, limit, sizeHint int64) ([]byte, e
 	defer closeAll()
 	body, err := readAll(io.LimitReader(decoded, limit+1), min(sizeHint, limit)+1)
 	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
+		return nil, fmt.Errorf("%w: %w", errReadBody, err)
 	}
 	if int64(len(body)) > limit {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)

@@ -48,6 +48,10 @@ type Options struct {
 	Concurrency          int           // requests in flight over all hosts (default 16)
 	AllowPrivateNetworks bool
 	HeadAlways           bool // HEAD before every GET, even where it cannot pay
+	// Resolver looks up the feeds' hosts; nil is the system's. Tests give
+	// one of their own (internal/netfail.Resolver), so that a host that
+	// does not exist fails the same way without the network.
+	Resolver *net.Resolver
 
 	// privateAddr replaces isPrivate, for tests only: every test server
 	// is on loopback, so testing "refused after a redirect" needs a rule
@@ -120,7 +124,7 @@ func New(opts Options) *Client {
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
 	}
-	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Resolver: opts.Resolver}
 	dialer := *plain
 	private := isPrivate
 	if opts.privateAddr != nil {
@@ -136,7 +140,7 @@ func New(opts Options) *Client {
 		}
 	}
 	proxy := proxyFromEnvironment()
-	lookup := lookupIP
+	lookup := lookupIP(opts.Resolver)
 	if opts.lookupIP != nil {
 		lookup = opts.lookupIP
 	}

@@ -1,13 +1,9 @@
 package fetch
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
+	"strings"
 
 	"feeddigest/parse"
 )
@@ -18,9 +14,11 @@ import (
 var ErrRunDied = errors.New("a previous run died while reading this feed")
 
 // Problem says in plain words, for the reader of a digest, why a poll
-// failed: "not found (404)", "server error (503)", "could not connect",
-// "timed out", "not a feed", "too large", "gone (410)", "refused:
-// private address", "stopped the program while being read". "" when the poll did not fail.
+// failed: "not found (404)", "server error (503)", "connection refused
+// by example.org", "not a feed", "too large", "gone (410)", "refused:
+// private address", "stopped the program while being read". A network
+// failure is said in the words of NetFailure.Words, which `check`, `run`
+// and `status` say too. "" when the poll did not fail.
 func (r Result) Problem() string {
 	err := r.Err
 	if err == nil {
@@ -30,12 +28,6 @@ func (r Result) Problem() string {
 	if errors.As(err, &status) {
 		return statusProblem(status.Code)
 	}
-	var netErr net.Error
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var urlErr *url.Error
 	switch {
 	case errors.Is(err, ErrRunDied):
 		return "stopped the program while being read"
@@ -48,15 +40,11 @@ func (r Result) Problem() string {
 	case errors.Is(err, parse.ErrNotFeed), errors.Is(err, ErrStillBroken), errors.Is(err, parse.ErrTooDeep),
 		errors.Is(err, parse.ErrTooManyNamespaces), errors.Is(err, ErrEncoding), r.BodyError != "":
 		return "not a feed"
-	case errors.Is(err, ErrHostBusy), errors.Is(err, context.DeadlineExceeded),
-		errors.As(err, &netErr) && netErr.Timeout():
+	case errors.Is(err, ErrHostBusy):
 		return "timed out"
-	case errors.As(err, &dnsErr):
-		return "could not connect: unknown host"
-	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostname):
-		return "could not connect securely"
-	case errors.As(err, &netErr), errors.As(err, &urlErr):
-		return "could not connect"
+	}
+	if f := NetFailureOf(err); f.Kind != NetNone {
+		return f.Words()
 	}
 	return "could not be read"
 }
@@ -76,4 +64,47 @@ func statusProblem(code int) string {
 		return fmt.Sprintf("server error (%d)", code)
 	}
 	return fmt.Sprintf("error (%d)", code)
+}
+
+// Words say a network failure in plain words, with its host: "could not
+// find the host go.dev (DNS lookup failed)", "connection refused by
+// 127.0.0.1:8000". One phrase per kind, the same wherever the failure is
+// shown: a digest's problem line says it as it is, and `check`, `run` and
+// `status` add what to do (pipeline.PollErrorText).
+func (f NetFailure) Words() string {
+	host := f.Host
+	if host == "" {
+		host = "the server"
+	}
+	switch f.Kind {
+	case NetUnknownHost:
+		return "could not find the host " + host + " (DNS lookup failed)"
+	case NetRefused:
+		return "connection refused by " + host
+	case NetClosed:
+		return host + " closed the connection before answering"
+	case NetCut:
+		return host + " cut the connection while sending the feed"
+	case NetTimeout:
+		return host + " did not answer in time"
+	case NetUnreachable:
+		return "could not reach " + host + " (no route to it)"
+	case NetCertUnknown:
+		return "the certificate of " + host + " is not signed by a known authority"
+	case NetCertExpired:
+		if f.Expired.IsZero() {
+			return "the certificate of " + host + " has expired"
+		}
+		return "the certificate of " + host + " expired on " + f.Expired.UTC().Format("2 Jan 2006")
+	case NetCertHost:
+		if len(f.Names) == 0 {
+			return "the certificate of " + host + " is for another site"
+		}
+		return "the certificate of " + host + " is for another site (" + strings.Join(f.Names, ", ") + ")"
+	case NetTLS:
+		return "could not set up a secure connection with " + host + " (" + f.Detail + ")"
+	case NetOther:
+		return "could not connect to " + host + " (" + f.Detail + ")"
+	}
+	return ""
 }

@@ -3,11 +3,12 @@ package fetch
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"feeddigest/internal/netfail"
 )
 
 // Every way a poll fails has a name a reader understands.
@@ -15,15 +16,7 @@ func TestProblemInPlainWords(t *testing.T) {
 	status := func(code int) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
 	}
-	closed := func() string { // a port nobody listens on
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
-		return "http://" + addr + "/feed"
-	}
+	refused := netfail.RefusedURL(t)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	tests := []struct {
@@ -41,13 +34,13 @@ func TestProblemInPlainWords(t *testing.T) {
 		{name: "403", handler: status(403), want: "access refused (403)"},
 		{name: "429", handler: status(429), want: "too many requests (429)"},
 		{name: "418", handler: status(418), want: "error (418)"},
-		{name: "connection refused", url: closed(), want: "could not connect"},
+		{name: "connection refused", url: refused, want: "connection refused by " + strings.TrimPrefix(strings.TrimSuffix(refused, "/feed.xml"), "http://")},
 		{name: "slow", handler: func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-release:
 			case <-r.Context().Done():
 			}
-		}, opts: Options{Timeout: 200 * time.Millisecond}, want: "timed out"},
+		}, opts: Options{Timeout: 200 * time.Millisecond}, want: "HOST did not answer in time"},
 		{name: "HTML page", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte("<!doctype html><title>Hello</title><p>No feed here."))
@@ -74,8 +67,9 @@ func TestProblemInPlainWords(t *testing.T) {
 				c = New(opts)
 			}
 			res := c.Poll(context.Background(), Request{URL: url}, testNow)
-			if got := res.Problem(); got != tt.want {
-				t.Errorf("Problem() = %q, want %q (error: %v)", got, tt.want, res.Err)
+			want := strings.ReplaceAll(tt.want, "HOST", strings.TrimPrefix(strings.TrimSuffix(url, "/feed"), "http://"))
+			if got := res.Problem(); got != want {
+				t.Errorf("Problem() = %q, want %q (error: %v)", got, want, res.Err)
 			}
 		})
 	}

@@ -77,8 +77,14 @@ func (g *proxyGuard) refusePrivateTarget(ctx context.Context, host string) error
 	return nil
 }
 
-func lookupIP(ctx context.Context, host string) ([]net.IP, error) {
-	return net.DefaultResolver.LookupIP(ctx, "ip", host)
+// lookupIP looks hosts up with r, nil being the system's resolver.
+func lookupIP(r *net.Resolver) func(ctx context.Context, host string) ([]net.IP, error) {
+	return func(ctx context.Context, host string) ([]net.IP, error) {
+		if r == nil {
+			r = net.DefaultResolver
+		}
+		return r.LookupIP(ctx, "ip", host)
+	}
 }
 
 // proxyAddr is the host:port the Transport dials for a proxy URL.
