@@ -2,37 +2,41 @@ package pipeline
 
 import (
 	"errors"
-	"io"
-	"net/url"
-	"syscall"
 
 	"feeddigest/fetch"
 )
 
-// PollErrorText is how a failed poll is shown (the status page, the run's
-// summary, `check`): fetch's error and, where a setting would change the
-// outcome, which one. fetch names no configuration keys; this package
-// maps the configuration onto it.
+// PollErrorText is how a failed poll is shown to the operator (the status
+// page and command, the run's summary, `check`): a network failure in the
+// words a digest's problem line uses (fetch.NetFailure.Words) and what to
+// do about it, fetch's own error else, and, where a setting would change
+// the outcome, which one. fetch names no configuration keys; this
+// package maps the configuration onto it.
 func PollErrorText(err error) string {
 	if errors.Is(err, fetch.ErrPrivateAddress) {
 		return err.Error() + " (set [fetch] allow_private_networks = true to allow)"
 	}
-	if closedBeforeAnswering(err) {
-		return ErrClosedBeforeAnswering.Error()
+	if f := fetch.NetFailureOf(err); f.Kind != fetch.NetNone {
+		if advice := netAdvice[f.Kind]; advice != "" {
+			return f.Words() + ": " + advice
+		}
+		return f.Words()
 	}
 	return err.Error()
 }
 
-// ErrClosedBeforeAnswering is how a request is shown whose connection the
-// server closed or reset before any answer came: Go's own words for it
-// (`Get "https://...": EOF`) name neither who closed it nor when, and
-// repeat the address the row already shows.
-var ErrClosedBeforeAnswering = errors.New("the server closed the connection before answering")
-
-func closedBeforeAnswering(err error) bool {
-	var urlErr *url.Error
-	if !errors.As(err, &urlErr) {
-		return false // a body cut short is a read error, not this
-	}
-	return errors.Is(urlErr.Err, io.EOF) || errors.Is(urlErr.Err, io.ErrUnexpectedEOF) || errors.Is(urlErr.Err, syscall.ECONNRESET)
+// netAdvice is what an operator can do about each kind of network
+// failure, said after its words.
+var netAdvice = map[fetch.NetKind]string{
+	fetch.NetUnknownHost: "check the URL or your network",
+	fetch.NetRefused:     "is the server running?",
+	fetch.NetClosed:      "it may be restarting, overloaded or turning this client away; it is tried again later",
+	fetch.NetCut:         "it may be restarting or overloaded; it is tried again later",
+	fetch.NetTimeout:     "the server may be down or slow; it is tried again later ([fetch] timeout sets how long to wait)",
+	fetch.NetUnreachable: "check your network",
+	fetch.NetCertUnknown: "the site must use a certificate from a known authority (a self-signed one is not trusted)",
+	fetch.NetCertExpired: "the site must renew it",
+	fetch.NetCertHost:    "check the URL's host name",
+	fetch.NetTLS:         "check that the URL's scheme (http or https) is the one the server speaks",
+	fetch.NetOther:       "check the URL or your network",
 }

@@ -3,11 +3,14 @@ package pipeline
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
+	"feeddigest/internal/netfail"
 )
 
 // TestPrivateAddressErrorSaysWhatToSet: fetch refuses a private address
@@ -36,29 +39,40 @@ func TestPrivateAddressErrorSaysWhatToSet(t *testing.T) {
 	})
 }
 
-// TestDroppedConnectionInWords: a server that takes the request and
-// closes the connection without a word is said to have done so, not
-// shown as Go's `Get "...": EOF`; other failures keep their own words.
-func TestDroppedConnectionInWords(t *testing.T) {
-	drop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-	}))
-	defer drop.Close()
+// TestNetworkFailuresAdvise: each kind of network failure, met on a real
+// loopback socket (the DNS lookup asks a loopback server that knows no
+// name), is shown to the operator in the words of the digest's problem
+// line and what to do, never as Go's error (`Get "...": dial tcp ...`);
+// other failures keep their own words.
+func TestNetworkFailuresAdvise(t *testing.T) {
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	defer notFound.Close()
-
-	client := fetch.New(fetch.Options{AllowPrivateNetworks: true})
-	defer client.Close()
-	now := at("2026-11-22T00:05:00Z")
-	res := client.Poll(t.Context(), fetch.Request{URL: drop.URL + "/feed"}, now)
-	if got := PollErrorText(res.Err); got != ErrClosedBeforeAnswering.Error() {
-		t.Errorf("dropped connection shown as %q (error %v)", got, res.Err)
+	resolver := netfail.Resolver(t, nil)
+	tests := []struct {
+		url     string
+		timeout time.Duration
+		want    string // HOST: the URL's host
+	}{
+		{"http://nosuch.invalid/feed.xml", 0, "could not find the host nosuch.invalid (DNS lookup failed): check the URL or your network"},
+		{netfail.RefusedURL(t), 0, "connection refused by HOST: is the server running?"},
+		{netfail.ResettingURL(t), 0, "HOST closed the connection before answering: it may be restarting, overloaded or turning this client away; it is tried again later"},
+		{netfail.SilentURL(t), 300 * time.Millisecond, "HOST did not answer in time: the server may be down or slow; it is tried again later ([fetch] timeout sets how long to wait)"},
+		{netfail.SelfSignedURL(t), 0, "the certificate of HOST is not signed by a known authority: the site must use a certificate from a known authority (a self-signed one is not trusted)"},
+		{notFound.URL + "/feed.xml", 0, "HTTP 404 Not Found"},
 	}
-	res = client.Poll(t.Context(), fetch.Request{URL: notFound.URL + "/feed"}, now)
-	if got := PollErrorText(res.Err); got == ErrClosedBeforeAnswering.Error() || !strings.Contains(got, "404") {
-		t.Errorf("404 shown as %q", got)
+	now := at("2026-11-22T00:05:00Z")
+	for _, tt := range tests {
+		client := fetch.New(fetch.Options{AllowPrivateNetworks: true, Resolver: resolver, Timeout: tt.timeout})
+		res := client.Poll(t.Context(), fetch.Request{URL: tt.url}, now)
+		client.Close()
+		u, _ := url.Parse(tt.url)
+		want := strings.ReplaceAll(tt.want, "HOST", u.Host)
+		got := PollErrorText(res.Err)
+		if got != want {
+			t.Errorf("%s: shown as %q, want %q (error %v)", tt.url, got, want, res.Err)
+		}
+		if words := res.Problem(); res.Status == 0 && !strings.HasPrefix(got, words+": ") {
+			t.Errorf("%s: the digest says %q, the operator is told %q: not the same words", tt.url, words, got)
+		}
 	}
 }
