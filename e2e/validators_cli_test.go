@@ -98,7 +98,7 @@ func TestFixedLastModifiedServerOverTwoWeeks(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := feeddigest(t, dir, nil, "status", "-now", start.AddDate(0, 0, 14).Format(time.RFC3339))
-	note := "ignores conditional requests; trusts ETag (its Last-Modified stayed the same while the feed changed); HEAD first, a GET at least weekly"
+	note := "ignores conditional requests; a quick check (HEAD) by its ETag first, a full download when it changed and at least weekly; its Last-Modified stayed the same while the feed changed, so it is not used"
 	if code != 0 || !strings.Contains(stdout, note) {
 		t.Errorf("status: exit %d, want %q in\n%s%s", code, note, stdout, stderr)
 	}

@@ -251,26 +251,22 @@ func needsReader(s domain.FeedState) int {
 }
 
 // serverNote says in plain words what polling has taught about a feed's
-// server, so that a publisher or a reader sees why it is polled the way it
-// is: whether it answers conditional requests (304), ignores them or
-// refuses them; which validator is trusted (the ETag before
-// Last-Modified, as HTTP does), and which one stayed the same while the
-// feed changed; whether a HEAD comes first, or is no longer asked
-// (refused, failed, answered without validators, or found stale). ""
-// until a GET of the feed had an answer: a server that never answered has
-// said nothing about its validators.
+// server, so that an operator sees why it is polled the way it is:
+// whether it supports conditional requests (answers "not modified"),
+// ignores them or rejects them; which of its change markers is used (the
+// ETag before Last-Modified, as HTTP does), and which one stayed the same
+// while the feed changed; whether a quick check (HEAD) comes first, or
+// is no longer made (refused, failed, answered without markers, or found
+// stale). The words are the status command's and status.html's. ""
+// until a GET of the feed had an answer: a server that never answered
+// has said nothing about its markers.
 func serverNote(f domain.Feed) string {
 	if f.LastPoll.IsZero() || f.LastGet.IsZero() {
 		return ""
 	}
-	var parts []string
-	switch {
-	case f.Distrust.Conditional:
-		return "refuses conditional requests (400, 413 or 431): every poll downloads the feed"
-	case f.Answers304:
-		parts = append(parts, "answers 304")
-	case f.IgnoresConditional:
-		parts = append(parts, "ignores conditional requests")
+	const downloads = "every poll downloads the whole feed"
+	if f.Distrust.Conditional {
+		return "rejects conditional requests (answers 400, 413 or 431 to them): " + downloads
 	}
 	var lied []string
 	if f.Distrust.ETag {
@@ -279,10 +275,6 @@ func serverNote(f domain.Feed) string {
 	if f.Distrust.LastModified {
 		lied = append(lied, "Last-Modified")
 	}
-	because := ""
-	if len(lied) > 0 {
-		because = "its " + strings.Join(lied, " and ") + " stayed the same while the feed changed"
-	}
 	trusted := ""
 	switch {
 	case f.ETag != "" && !f.Distrust.ETag:
@@ -290,21 +282,27 @@ func serverNote(f domain.Feed) string {
 	case f.LastModified != "" && !f.Distrust.LastModified:
 		trusted = "Last-Modified"
 	}
+	var parts []string
 	switch {
-	case trusted != "" && because != "":
-		parts = append(parts, "trusts "+trusted+" ("+because+")")
-	case trusted != "":
-		parts = append(parts, "trusts "+trusted)
-	case because != "":
-		parts = append(parts, "trusts no validator ("+because+"): every poll downloads the feed")
+	case trusted == "" && len(lied) > 0:
+		return "its " + strings.Join(lied, " and ") + " stayed the same while the feed changed, so neither is used: " + downloads
+	case trusted == "":
+		return "sends no ETag or Last-Modified, so a poll cannot ask whether the feed changed: " + downloads
+	case f.IgnoresConditional && f.RefusesHEAD:
+		parts = append(parts, "ignores conditional requests", "quick checks (HEAD) refused or unreliable: "+downloads)
+	case f.IgnoresConditional:
+		parts = append(parts, "ignores conditional requests",
+			"a quick check (HEAD) by its "+trusted+" first, a full download when it changed and at least weekly")
+	case f.Answers304:
+		parts = append(parts, "supports conditional requests (by "+trusted+")")
 	default:
-		parts = append(parts, "sends no ETag or Last-Modified: every poll downloads the feed")
+		parts = append(parts, "offers conditional requests (by "+trusted+")")
 	}
-	switch {
-	case f.RefusesHEAD:
-		parts = append(parts, "HEAD refused or not trusted")
-	case f.IgnoresConditional && trusted != "":
-		parts = append(parts, "HEAD first, a GET at least weekly")
+	if len(lied) > 0 {
+		parts = append(parts, "its "+lied[0]+" stayed the same while the feed changed, so it is not used")
+	}
+	if f.RefusesHEAD && !f.IgnoresConditional {
+		parts = append(parts, "quick checks (HEAD) refused or unreliable, not used")
 	}
 	return strings.Join(parts, "; ")
 }

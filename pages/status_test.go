@@ -74,11 +74,11 @@ func TestServerNoteOnlyFromAnswers(t *testing.T) {
 	}
 	answered := domain.Feed{LastGet: polled, LastStatus: 200}
 	answered.LastPoll = polled
-	if note := serverNote(answered); note != "sends no ETag or Last-Modified: every poll downloads the feed" {
+	if note := serverNote(answered); note != "sends no ETag or Last-Modified, so a poll cannot ask whether the feed changed: every poll downloads the whole feed" {
 		t.Errorf("a server that answered without validators: %q", note)
 	}
 	answered.ETag = `"v1"`
-	if note := serverNote(answered); note != "trusts ETag" {
+	if note := serverNote(answered); note != "offers conditional requests (by ETag)" {
 		t.Errorf("a server that sent an ETag: %q", note)
 	}
 }

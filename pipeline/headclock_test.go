@@ -107,7 +107,7 @@ func TestHeadErrorIsNoVerdict(t *testing.T) {
 					}
 				}
 				h.allDeliveredOnce()
-				if state, note := h.status(len(want)); state != "ok" || !strings.HasSuffix(note, "HEAD refused or not trusted") {
+				if state, note := h.status(len(want)); state != "ok" || !strings.HasSuffix(note, "quick checks (HEAD) refused or unreliable: every poll downloads the whole feed") {
 					t.Errorf("status %s, %q: want ok, and the HEAD no longer asked", state, note)
 				}
 			})
@@ -144,7 +144,7 @@ func TestHeadTooManyRequestsHonoured(t *testing.T) {
 			}
 		}
 		h.allDeliveredOnce()
-		if state, note := h.status(6); state != "ok" || !strings.HasSuffix(note, "HEAD refused or not trusted") {
+		if state, note := h.status(6); state != "ok" || !strings.HasSuffix(note, "quick checks (HEAD) refused or unreliable: every poll downloads the whole feed") {
 			t.Errorf("status %s, %q: want ok, and the HEAD no longer asked", state, note)
 		}
 	})
@@ -172,7 +172,7 @@ func TestStaleHeadCaught(t *testing.T) {
 			}
 		}
 		h.allDeliveredOnce()
-		if state, note := h.status(len(want)); state != "ok" || !strings.HasSuffix(note, "HEAD refused or not trusted") {
+		if state, note := h.status(len(want)); state != "ok" || !strings.HasSuffix(note, "quick checks (HEAD) refused or unreliable: every poll downloads the whole feed") {
 			t.Errorf("status %s, %q: want ok, and the HEAD no longer asked", state, note)
 		}
 	})

@@ -184,7 +184,7 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 		}{
 			{"(a) a fixed Last-Modified and a changing ETag, conditional requests ignored",
 				&habitServer{etag: etagOfBody, lastModified: fixedLM}, headFirst,
-				"ignores conditional requests; trusts ETag (its Last-Modified stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				"ignores conditional requests; a quick check (HEAD) by its ETag first, a full download when it changed and at least weekly; its Last-Modified stayed the same while the feed changed, so it is not used",
 				func(t *testing.T, day int, sent []string) {
 					if day > 1 && strings.Contains(strings.Join(sent, ","), "IMS=\"Sun") {
 						t.Errorf("day %d: the distrusted Last-Modified was sent: %s", day, sent)
@@ -192,7 +192,7 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}},
 			{"(b) a static ETag and a changing Last-Modified, conditional requests ignored",
 				&habitServer{etag: fixedETag, lastModified: lmOfChange}, headFirst,
-				"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				"ignores conditional requests; a quick check (HEAD) by its Last-Modified first, a full download when it changed and at least weekly; its ETag stayed the same while the feed changed, so it is not used",
 				func(t *testing.T, day int, sent []string) {
 					if day > 1 && !strings.Contains(strings.Join(sent, ","), "INM=0") {
 						t.Errorf("day %d: the distrusted ETag was sent: %s", day, sent)
@@ -200,11 +200,11 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}},
 			{"a trusted ETag that sticks while on HEADs: the weekly GET finds the entry and distrusts it, not the HEAD",
 				&habitServer{etag: frozenAfter(5), lastModified: lmOfChange, also: 7}, headFirst,
-				"ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+				"ignores conditional requests; a quick check (HEAD) by its Last-Modified first, a full download when it changed and at least weekly; its ETag stayed the same while the feed changed, so it is not used",
 				nil},
 			{"(c) both validators fixed forever while the body changes",
 				&habitServer{etag: fixedETag, lastModified: fixedLM}, gets(),
-				"trusts no validator (its ETag and Last-Modified stayed the same while the feed changed): every poll downloads the feed",
+				"its ETag and Last-Modified stayed the same while the feed changed, so neither is used: every poll downloads the whole feed",
 				func(t *testing.T, day int, sent []string) {
 					if day > 1 && sent[0] != `GET(INM=0 IMS="")` {
 						t.Errorf("day %d: not a plain GET: %s", day, sent)
@@ -212,23 +212,23 @@ func TestServerHabitsOverTwoWeeks(t *testing.T) {
 				}},
 			{"(d) validators that change every day without the body",
 				&habitServer{etag: dailyETag, lastModified: dailyLM, honours: true}, gets(),
-				"trusts ETag", nil},
+				"offers conditional requests (by ETag)", nil},
 			{"(e) a server that answers 304",
 				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true}, gets(),
-				"answers 304; trusts ETag", nil},
+				"supports conditional requests (by ETag)", nil},
 			{"(f) a 12 KB ETag behind a server refusing request headers over 8 KB",
 				&habitServer{etag: hugeETag, lastModified: lmOfChange, honours: true, headerLimit: 8 << 10}, gets(),
-				"answers 304; trusts Last-Modified", func(t *testing.T, day int, sent []string) {
+				"supports conditional requests (by Last-Modified)", func(t *testing.T, day int, sent []string) {
 					if !strings.HasPrefix(sent[0], "GET(INM=0 ") {
 						t.Errorf("day %d: the 12 KB ETag was sent back: %.60s", day, sent)
 					}
 				}},
 			{"(g) 400 to conditional requests",
 				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusBadRequest}, gets("GET", "GET,GET"),
-				"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
+				"rejects conditional requests (answers 400, 413 or 431 to them): every poll downloads the whole feed", nil},
 			{"(g) 413 to conditional requests",
 				&habitServer{etag: etagOfBody, lastModified: lmOfChange, honours: true, refuse: http.StatusRequestEntityTooLarge}, gets("GET", "GET,GET"),
-				"refuses conditional requests (400, 413 or 431): every poll downloads the feed", nil},
+				"rejects conditional requests (answers 400, 413 or 431 to them): every poll downloads the whole feed", nil},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

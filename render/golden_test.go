@@ -61,18 +61,18 @@ func sampleStatus() []FeedStatus {
 		{
 			URL: "https://blog.example.org/feed.xml", Title: "Example Blog",
 			LastPoll: utc("2020-11-22T00:01:00Z"), LastStatus: 304,
-			NextPoll: utc("2020-11-22T01:00:00Z"), Reason: "max-age hint", Server: "answers 304; trusts ETag",
+			NextPoll: utc("2020-11-22T01:00:00Z"), Reason: "max-age hint", Server: "supports conditional requests (by ETag)",
 			State: "ok", Subscribers: []string{"ada", "bob"}, Entries: 12,
 		},
 		{
 			URL: "https://moving.example.com/rss", EffectiveURL: "https://moving.example.com/feed.xml",
 			Title: "Moving Blog", LastPoll: utc("2020-11-22T00:02:00Z"), LastStatus: 200,
-			Server: "ignores conditional requests; trusts Last-Modified (its ETag stayed the same while the feed changed); HEAD first, a GET at least weekly",
+			Server: "ignores conditional requests; a quick check (HEAD) by its Last-Modified first, a full download when it changed and at least weekly; its ETag stayed the same while the feed changed, so it is not used",
 			State:  "moved", Subscribers: []string{"ada"},
 		},
 		{
 			URL: "https://flaky.example.net/atom", Title: "Flaky <i>news</i>",
-			LastPoll: utc("2020-11-22T00:03:00Z"), LastError: "dial tcp: connection refused",
+			LastPoll: utc("2020-11-22T00:03:00Z"), LastError: "connection refused by flaky.example.net: is the server running?",
 			NextPoll: utc("2020-11-22T02:03:00Z"), Reason: "penalty (connection error)",
 			ErrorCount: 3, State: "failing", Subscribers: []string{"bob"},
 		},
