@@ -95,7 +95,7 @@ func init() {
 			name: "check", args: "[CONFIG]", configArg: true, summary: "validate a config and poll each feed once; writes nothing",
 			about: "Validates the config, then polls each feed once (with the same client and limits as run) and shows, in the config's order, " +
 				"what it found: status, format, title, entries, validators, freshness hints, redirects, Retry-After " +
-				"or the error. Opens no state file and writes nothing. Exit 0 when every feed answered with a feed, " +
+				"or the error (a network failure in words, with what to do). Opens no state file and writes nothing. Exit 0 when every feed answered with a feed, " +
 				"1 when the config is invalid or a feed failed.",
 			example: "feeddigest check\nfeeddigest check my.toml",
 			flags: func(fs *flag.FlagSet, o *options) {
@@ -149,10 +149,13 @@ func init() {
 		},
 		{
 			name: "status", args: "[CONFIG]", configArg: true, summary: "a table of the feeds' health, from the state file",
-			about: "Prints a table of the feeds: URL (and the new URL after a permanent redirect), state, last poll, last status, " +
-				"next allowed poll (\"due\" once it has passed), error count and why it waits; then each user's rhythm and " +
-				"next digest, in the user's time. Reads the state file only; works while a run is in progress.",
-			example: "feeddigest status\nfeeddigest status my.toml\nfeeddigest status -now 2026-11-22T00:05:00Z",
+			about: "Prints the feeds by title (URL where there is none): URL (and the new URL after a permanent redirect), state, " +
+				"last poll, HTTP status, next poll (\"due\" once it has passed), error count, the last error, why it waits and " +
+				"what was learned of the server; then each user's rhythm and next digest. Every time is in one zone, the first " +
+				"user's, named in the header. Fits the terminal's width ($COLUMNS, else the terminal's, else 80): the full table, " +
+				"a line per feed, where there is room, else the long facts under each feed. Reads the state file only; works while " +
+				"a run is in progress.",
+			example: "feeddigest status\nfeeddigest status my.toml\nfeeddigest status -now 2026-11-22T00:05:00Z\nCOLUMNS=400 feeddigest status | grep failing",
 			flags: func(fs *flag.FlagSet, o *options) {
 				configFlag(fs, o, "read the configuration from `FILE` (TOML)")
 				fs.StringVar(&o.now, "now", "", "show the state as at `TIME` ("+nowForms+") instead of the clock: what is due, what waits, what mail was given up")

@@ -142,19 +142,14 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	rows, err := feedRows(ctx, cfg, now)
-	if err != nil {
+	rep := statusReport{now: now, zone: time.UTC}
+	if len(cfg.Users) > 0 && cfg.Users[0].Location != nil {
+		rep.zone, rep.whose = cfg.Users[0].Location, cfg.Users[0].Name
+	}
+	if rep.feeds, err = feedRows(ctx, cfg, now); err != nil {
 		return err
 	}
-	if err := writeStatusTable(inv.stdout, rows, now); err != nil {
-		return err
-	}
-	users, err := pipeline.Users(ctx, cfg, now)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(inv.stdout)
-	if err := writeUsersTable(inv.stdout, users); err != nil {
+	if rep.users, err = pipeline.Users(ctx, cfg, now); err != nil {
 		return err
 	}
 	if !pipeline.HasState(ctx, cfg) {
@@ -162,15 +157,12 @@ func statusCmd(ctx context.Context, inv *invocation) error {
 		if cfg.StateIsPostgres() {
 			what = "state in the database"
 		}
-		fmt.Fprintf(inv.stdout, "\nNo %s yet (%s): %s not polled yet; `%s run` polls them.\n",
-			what, cfg.State, english.Count(len(rows), "feed"), progName)
-		return nil
-	}
-	mail, err := pipeline.MailStatus(ctx, cfg, now)
-	if err != nil {
+		rep.noState = fmt.Sprintf("No %s yet (%s): %s not polled yet; `%s run` polls them.",
+			what, cfg.State, english.Count(len(rep.feeds), "feed"), progName)
+	} else if rep.mail, err = pipeline.MailStatus(ctx, cfg, now); err != nil {
 		return err
 	}
-	return writeMailStatus(inv.stdout, mail, now)
+	return writeStatus(inv.stdout, rep, terminalWidth(inv.stdout, os.Getenv))
 }
 
 // feedRows is the feeds' health from the state file, or, before the

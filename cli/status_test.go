@@ -22,11 +22,14 @@ func TestStatusTableSaysDueAndCounts(t *testing.T) {
 		{URL: "https://a.example/later", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T13:00:00Z")},
 		{URL: "https://a.example/gone", State: "gone", NextPoll: at("2026-11-22T11:00:00Z")},
 	}
-	var buf bytes.Buffer
-	if err := writeStatusTable(&buf, rows, now); err != nil {
-		t.Fatal(err)
+	write := func(rows []render.FeedStatus) string {
+		var buf bytes.Buffer
+		if err := writeStatus(&buf, statusReport{now: now, zone: time.UTC, feeds: rows}, 80); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
 	}
-	out := buf.String()
+	out := write(rows)
 	line := func(url string) string {
 		for l := range strings.Lines(out) {
 			if strings.HasPrefix(l, url+" ") {
@@ -38,22 +41,20 @@ func TestStatusTableSaysDueAndCounts(t *testing.T) {
 	}
 	for url, want := range map[string]string{
 		"https://a.example/past": " due ", "https://a.example/now": " due ",
-		"https://a.example/later": " 2026-11-22 13:00Z ", "https://a.example/gone": " never ",
+		"https://a.example/later": " 22 Nov 13:00 ", "https://a.example/gone": " never ",
 	} {
 		if l := line(url); !strings.Contains(l, want) {
 			t.Errorf("%s: want %q in %q", url, want, l)
 		}
 	}
-	if strings.Contains(out, "2026-11-22 11:00Z") || strings.Contains(out, "2026-11-22 12:00Z") {
+	if strings.Contains(out, "22 Nov 11:00") || strings.Contains(out, "22 Nov 12:00") {
 		t.Errorf("a next poll in the past is shown as a date:\n%s", out)
 	}
 	if !strings.Contains(out, "4 feeds: 1 failing, 1 gone, 2 ok.") {
 		t.Errorf("no summary line:\n%s", out)
 	}
-	buf.Reset()
-	writeStatusTable(&buf, rows[:1], now)
-	if !strings.Contains(buf.String(), "1 feed: 1 failing.") {
-		t.Errorf("one feed is not counted as one:\n%s", buf.String())
+	if out := write(rows[:1]); !strings.Contains(out, "1 feed: 1 failing.") {
+		t.Errorf("one feed is not counted as one:\n%s", out)
 	}
 }
 
@@ -61,7 +62,8 @@ func TestStatusMarkdownIsATable(t *testing.T) {
 	now := at("2026-11-22T12:00:00Z")
 	rows := []render.FeedStatus{
 		{URL: "https://a.example/x|y", State: "failing", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T11:00:00Z"),
-			ErrorCount: 2, LastStatus: 500, LastError: "HTTP 500 <b>boom</b> | *bold*", Server: "answers 304; trusts ETag"},
+			ErrorCount: 2, LastStatus: 500, LastError: "HTTP 500 <b>boom</b> | *bold*", Server: "supports conditional requests (by ETag)"},
+		{URL: "https://b.example/feed", Title: "B *News*", State: "ok", LastPoll: at("2026-11-22T08:00:00Z"), NextPoll: at("2026-11-22T13:00:00Z")},
 	}
 	var buf bytes.Buffer
 	if err := writeStatusMarkdown(&buf, rows, now); err != nil {
@@ -69,9 +71,10 @@ func TestStatusMarkdownIsATable(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"### Feeds\n", "1 feed: 1 failing.",
+		"### Feeds\n", "2 feeds: 1 failing, 1 ok.",
 		"| Feed | State | Last poll | Status | Next poll | Errors | Why | Server |\n| --- |",
-		`| https://a.example/x\|y | failing | 2026-11-22 08:00Z | 500 | due | 2 | HTTP 500 \<b\>boom\</b\> \| \*bold\* | answers 304; trusts ETag |`,
+		`| https://a.example/x\|y | failing | 2026-11-22 08:00 | 500 | due | 2 | HTTP 500 \<b\>boom\</b\> \| \*bold\* | supports conditional requests (by ETag) |`,
+		`| B \*News\* (https://b.example/feed) | ok | 2026-11-22 08:00 | - | 2026-11-22 13:00 | 0 |  |  |`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -122,8 +125,9 @@ func at(s string) time.Time {
 }
 
 // status's users' table: a heading, then each user's rhythm and next
-// digest in the user's time ("due" when the next run builds it). The
-// rows' facts are pipeline's TestStatusShowsRhythmAndNextDigest.
+// digest, in the one zone of the report's header (the first user's), not
+// each in their own; "due" when the next run builds it. The rows' facts
+// are pipeline's TestStatusShowsRhythmAndNextDigest.
 func TestUsersTable(t *testing.T) {
 	london, _ := time.LoadLocation("Europe/London")
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
@@ -133,16 +137,22 @@ func TestUsersTable(t *testing.T) {
 		{Name: "grace", Rhythm: "daily at 00:00 UTC", Due: true},
 	}
 	var buf bytes.Buffer
-	if err := writeUsersTable(&buf, users); err != nil {
+	rep := statusReport{now: at("2026-11-22T12:00:00Z"), zone: london, whose: "ada", users: users}
+	if err := writeStatus(&buf, rep, 80); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(buf.String(), "\n")
-	if len(lines) != 5 || strings.Fields(lines[0])[0] != "USER" || !strings.Contains(lines[0], "RHYTHM") || !strings.Contains(lines[0], "NEXT DIGEST") {
-		t.Fatalf("want a heading and a line per user, got\n%s", buf.String())
+	out := buf.String()
+	if !strings.Contains(out, "times in Europe/London (ada's zone)") {
+		t.Errorf("the header does not name the zone:\n%s", out)
+	}
+	_, table, _ := strings.Cut(out, "\nUSER ")
+	lines := strings.Split("USER "+table, "\n")
+	if len(lines) != 5 || !strings.Contains(lines[0], "RHYTHM") || !strings.Contains(lines[0], "NEXT DIGEST") {
+		t.Fatalf("want a heading and a line per user, got\n%s", out)
 	}
 	for i, want := range [][]string{
-		{"ada", "daily at 00:00 Europe/London", "Thu 26 Nov 2026, 00:00 GMT"},
-		{"kenji", "weekly on Saturday at 06:00 Asia/Tokyo", "Sat 28 Nov 2026, 06:00 JST"},
+		{"ada", "daily at 00:00 Europe/London", "26 Nov 00:00"},
+		{"kenji", "weekly on Saturday at 06:00 Asia/Tokyo", "27 Nov 21:00"},
 		{"grace", "daily at 00:00 UTC", "due"},
 	} {
 		for _, cell := range want {
@@ -179,19 +189,17 @@ feeds = [{ url = %q, full_text = true }, %q]
 	if code, stdout, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z"); code != 0 || !strings.Contains(stdout, "article pages  2 asked, 1 read whole") {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
+	t.Setenv("COLUMNS", "1000") // the full table: a line per feed
 	code, stdout, stderr := runCLI("status", "-config", path, "-now", "2026-11-22T00:10:00Z")
 	if code != 0 {
 		t.Fatalf("status: exit %d, %s", code, stderr)
 	}
-	for l := range strings.Lines(stdout) {
-		switch {
-		case strings.HasPrefix(l, ts.URL+"/teaser "):
-			if !strings.Contains(l, "article pages: 1 of 2 read whole") {
-				t.Errorf("the full_text feed's line does not count its article pages: %q", l)
-			}
-		case strings.HasPrefix(l, ts.URL+"/plain ") && strings.Contains(l, "article"):
-			t.Errorf("the plain feed's line speaks of articles: %q", l)
-		}
+	_, lines := feedLinesOf(stdout, ts.URL)
+	if !strings.Contains(lines["/teaser"], "article pages: 1 of 2 read whole") {
+		t.Errorf("the full_text feed's line does not count its article pages: %q", lines["/teaser"])
+	}
+	if lines["/plain"] == "" || strings.Contains(lines["/plain"], "article") {
+		t.Errorf("the plain feed's line speaks of articles: %q", lines["/plain"])
 	}
 	if strings.Count(stdout, "article pages:") != 1 {
 		t.Errorf("status:\n%s", stdout)

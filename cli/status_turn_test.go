@@ -42,27 +42,23 @@ feeds = [%q, %q]
 	if code, stdout, stderr := runCLI("run", "-config", path, "-now", "2026-11-22T00:05:00Z"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
+	t.Setenv("COLUMNS", "1000") // the full table: a line per feed
 	code, stdout, stderr := runCLI("status", "-config", path, "-now", "2026-11-22T00:30:00Z")
 	if code != 0 {
 		t.Fatalf("status: exit %d, %s", code, stderr)
 	}
-	var order []string
-	lines := map[string]string{}
-	for l := range strings.Lines(stdout) {
-		if rest, ok := strings.CutPrefix(l, ts.URL); ok {
-			feed := strings.Fields(rest)[0]
-			order = append(order, feed)
-			lines[feed] = l
-		}
+	if !strings.HasPrefix(stdout, "Status at Sun 22 Nov 2026 00:30 GMT; times in Europe/London (ada's zone).\n") {
+		t.Errorf("the header does not name the first user's zone:\n%s", stdout)
 	}
+	order, lines := feedLinesOf(stdout, ts.URL)
 	if got := strings.Join(order, " "); got != "/missing /down /zeta /shared" {
 		t.Errorf("status lists %s, want the failing feeds first, then the config's order: /missing /down /zeta /shared\n%s", got, stdout)
 	}
 	for feed, want := range map[string]string{
-		"/zeta":    "2026-11-23 00:00Z ", // ada's next midnight
-		"/shared":  "2026-11-22 21:00Z ", // kenji's 06:00 comes first
-		"/missing": "2026-11-24 00:00Z ", // 404: a day's penalty (and salt), then ada's midnight
-		"/down":    " 2026-11-22 0",      // 503: a retry after its penalty
+		"/zeta":    " 23 Nov 00:00 ", // ada's next midnight
+		"/shared":  " 22 Nov 21:00 ", // kenji's 06:00 comes first
+		"/missing": " 24 Nov 00:00 ", // 404: a day's penalty (and salt), then ada's midnight
+		"/down":    " 22 Nov 0",      // 503: a retry after its penalty
 	} {
 		if !strings.Contains(lines[feed], want) {
 			t.Errorf("%s: no %q in %q", feed, want, lines[feed])
@@ -104,4 +100,19 @@ feeds = [%q, %q]
 	if got := next["/shared"]; !strings.Contains(got, "2026-11-22 21:00 UTC") || !strings.Contains(got, "at kenji's digest hour, 06:00 Tokyo") {
 		t.Errorf("status.html: the shared feed's next poll reads %q", got)
 	}
+}
+
+// feedLinesOf finds, in the full table of `status` (COLUMNS wide enough),
+// each line of a feed served under base: the feeds' paths in the order
+// listed, and each one's line.
+func feedLinesOf(stdout, base string) (order []string, lines map[string]string) {
+	lines = map[string]string{}
+	for l := range strings.Lines(stdout) {
+		if _, rest, ok := strings.Cut(l, base); ok {
+			feed := strings.Fields(rest)[0]
+			order = append(order, feed)
+			lines[feed] = l
+		}
+	}
+	return order, lines
 }

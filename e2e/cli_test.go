@@ -146,7 +146,7 @@ func TestRunSummaryIsMarkdown(t *testing.T) {
 	}
 	b, _ := os.ReadFile(summary)
 	for _, want := range []string{"earlier step\n## feeddigest: 1 digest built\n", "| digests built | 1 |", "### Feeds\n",
-		"| Feed | State |", "| " + ts.URL + "/feed.xml | ok |"} {
+		"| Feed | State |", "| Local news (" + ts.URL + "/feed.xml) | ok |"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b)
 		}

@@ -97,7 +97,10 @@ func peakRSS(t testing.TB) string { return program(t, "./e2e/testdata/peakrss") 
 // one.
 func command(bin string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD="), env...)
+	// COLUMNS: status lays its lines out for a terminal's width; these
+	// tests read its full table, a line a feed (the layouts are cli's
+	// TestStatusFitsTheTerminal).
+	cmd.Env = append(append(os.Environ(), "FEEDDIGEST_SMTP_PASSWORD=", "COLUMNS=1000"), env...)
 	return cmd
 }
 

@@ -31,6 +31,12 @@ type MailStatus struct {
 // Text says it in a few sentences, for the status table, status.html and
 // the run summary.
 func (m MailStatus) Text(now time.Time) string {
+	return m.TextAt(now, func(t time.Time) string { return t.UTC().Format(statusLayout) })
+}
+
+// TextAt is Text with its time (the next try) written by when: `status`
+// shows every time in one zone.
+func (m MailStatus) TextAt(now time.Time, when func(time.Time) string) string {
 	var parts []string
 	if n := len(m.Unsent); n > 0 {
 		s := fmt.Sprintf("%d %s not sent (%s)", n, english.PluralWord(n, "digest", "digests"), strings.Join(m.Unsent, ", "))
@@ -47,7 +53,7 @@ func (m MailStatus) Text(now time.Time) string {
 		}
 		next := "next try at the next run."
 		if m.NextTry.After(now) {
-			next = "next try " + m.NextTry.UTC().Format(statusLayout) + "."
+			next = "next try " + when(m.NextTry) + "."
 		}
 		if !m.OnlyNewest {
 			next = strings.ToUpper(next[:1]) + next[1:]
