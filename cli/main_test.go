@@ -145,6 +145,13 @@ func TestDemo(t *testing.T) {
 	if want := "`go run . status -config " + filepath.Join(out, "config.toml") + "`"; !strings.Contains(stdout, want) {
 		t.Errorf("after go run, the demo's last line lacks %s:\n%s", want, stdout)
 	}
+	// And the command works as printed: what follows "go run ." is
+	// feeddigest's own command line.
+	_, suggested, _ := strings.Cut(stdout, "`go run . ")
+	suggested, _, _ = strings.Cut(suggested, "`")
+	if code, status, stderr := runCLI(strings.Fields(suggested)...); code != 0 || !strings.Contains(status, "9 feeds:") {
+		t.Errorf("the demo's suggested `go run . %s`: exit %d\n%s%s", suggested, code, status, stderr)
+	}
 	if !strings.Contains(stdout, filepath.Join(out, "site", "ada", "index.html")) {
 		t.Errorf("demo does not say where to look:\n%s", stdout)
 	}
