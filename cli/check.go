@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"feeddigest/config"
+	"feeddigest/domain"
 	"feeddigest/fetch"
 	"feeddigest/ingest"
 	"feeddigest/internal/english"
@@ -37,15 +38,25 @@ func checkCmd(ctx context.Context, inv *invocation) error {
 	writeRuleReport(ctx, stdout, cfg, now)
 	progress := newCheckProgress(inv.stderr, feeds)
 	failed := 0
+	lands := map[string]string{}
 	checkFeeds(ctx, cfg, now, func(c feedCheck) {
 		if !c.ok() {
 			failed++
 		}
+		lands[c.url] = landsAt(c)
 		progress.clear()
 		writeCheck(stdout, c, now, cfg.Fetch.HintCap)
 	}, progress.draw)
 	progress.clear()
 	fmt.Fprintf(stdout, "%s: %d ok, %d failed\n", english.Count(feeds, "feed"), feeds-failed, failed)
+	// Lines that lead to one feed: a run reads it once and shows it
+	// under the first, but the user may remove one.
+	if same := cfg.SameFeeds(func(url string) string { return lands[url] }); len(same) > 0 {
+		fmt.Fprintf(stdout, "\n%s listed twice:\n", english.Count(len(same), "feed"))
+		for _, w := range same {
+			fmt.Fprintf(stdout, "  %s\n", w)
+		}
+	}
 	mailErr := checkSMTP(ctx, stdout, cfg.Email, os.Getenv("FEEDDIGEST_SMTP_PASSWORD"))
 	if err := ctx.Err(); err != nil {
 		return err
@@ -243,6 +254,21 @@ func writeCheck(w io.Writer, c feedCheck, now time.Time, hintCap time.Duration) 
 		line("error", errorText(c.res.Err))
 	}
 	fmt.Fprintln(w)
+}
+
+// landsAt is where a check's poll of a feed landed, as a run's record
+// of it would say (domain.Feed.Lands): the feed a web page named, the
+// end of a chain of permanent redirects, else the URL itself.
+func landsAt(c feedCheck) string {
+	f := domain.Feed{URL: c.url, EffectiveURL: c.res.DiscoveredURL}
+	if f.EffectiveURL == "" && c.res.PermanentURL != "" {
+		if c.res.OriginChanged {
+			f.PendingURL = c.res.PermanentURL
+		} else {
+			f.EffectiveURL = c.res.PermanentURL
+		}
+	}
+	return f.Lands()
 }
 
 func statusText(code int) string {

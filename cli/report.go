@@ -175,6 +175,12 @@ func writeSummaryMarkdown(w io.Writer, s pipeline.Summary) error {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(e))
 		}
 	}
+	if len(s.SameFeeds) > 0 {
+		b.WriteString("\nFeeds listed twice (read once):\n\n")
+		for _, w := range s.SameFeeds {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
+		}
+	}
 	if len(s.Waiting) > 0 {
 		b.WriteString("\nFirst digests waiting for a feed that reads:\n\n")
 		for _, u := range s.Waiting {

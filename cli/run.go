@@ -51,6 +51,10 @@ func pass(ctx context.Context, inv *invocation, cfg *config.Config) (*pipeline.S
 		Lease:        inv.opts.lease,
 	}
 	sum, err := pipeline.Run(ctx, cfg, opts)
+	// Found by the polls, said as the config's own warnings are.
+	for _, w := range sum.SameFeeds {
+		fmt.Fprintf(inv.stderr, "feeddigest: warning: %s\n", w)
+	}
 	if err != nil {
 		return &sum, err
 	}

@@ -186,7 +186,8 @@ func Parse(data []byte, path string) (*Config, error) {
 		}
 		return nil, &Error{Problems: []string{msg}}
 	}
-	p := &parser{name: name, md: md, src: string(data), c: c, zones: map[string]*time.Location{}}
+	c.source = &source{name: name, text: string(data), users: map[string]writtenUser{}}
+	p := &parser{doc: c.source, md: md, c: c, zones: map[string]*time.Location{}}
 	p.unknownKeys()
 	p.top(&doc)
 	if len(p.errs) > 0 {
@@ -225,13 +226,8 @@ func (c *Config) AllFeeds() []string {
 
 // parser turns the decoded document into a Config, collecting problems.
 type parser struct {
-	name string
-	md   toml.MetaData
-	src  string
-	// loc is where the document's keys are, for messages: scanned when
-	// the first message needs it (a config of thousands of users that is
-	// fine is never scanned; several workers load it every hour).
-	loc *locator
+	doc *source
+	md  toml.MetaData
 	// zones are the time zones loaded so far: thousands of users share a
 	// few dozen, each read from disk once.
 	zones map[string]*time.Location
@@ -257,12 +253,7 @@ func (p *parser) warnf(at, format string, args ...any) {
 }
 
 func (p *parser) message(at, format string, args ...any) (string, int) {
-	msg := p.name + ": " + domain.OneLine(fmt.Sprintf(format, args...))
-	line := p.locator().line(at)
-	if line > 0 {
-		msg += fmt.Sprintf(" (line %d)", line)
-	}
-	return msg, line
+	return p.doc.message(at, format, args...)
 }
 
 // zone loads the time zone named tz, once per document.
@@ -277,13 +268,7 @@ func (p *parser) zone(tz string) (*time.Location, error) {
 	return loc, err
 }
 
-// locator scans the document for its keys' places, once.
-func (p *parser) locator() *locator {
-	if p.loc == nil {
-		p.loc = locate(p.src)
-	}
-	return p.loc
-}
+func (p *parser) locator() *locator { return p.doc.locator() }
 
 // unknownKeys reports, in document order, each key that is not one of
 // its table's, once (not the keys below it).
@@ -844,7 +829,11 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	p.rhythm(base, who, t, &u)
 	u.Intro, _ = get(p, t.Intro, base+".intro")
 	u.FullEntries = p.integer(t.Full, base+".full_entries", who+": full_entries", 1, MaxFullEntries, DefaultFullEntries)
-	u.Feeds = p.feeds(base, who, t.Feeds.raw)
+	var written []writtenFeed
+	u.Feeds, written = p.feeds(base, who, t.Feeds.raw)
+	if ok {
+		p.doc.users[u.Name] = writtenUser{base: base, who: who, feeds: written}
+	}
 	u.Rules = p.rules(base, who, t.Mute.raw, t.Keep.raw)
 	if len(u.Feeds) == 0 && ok {
 		at := base + ".feeds"
@@ -908,8 +897,9 @@ func weekdayNames() []string {
 	return names
 }
 
-// feeds reads a user's feeds: URLs and { url, title, folder } tables.
-func (p *parser) feeds(base, who string, raw any) []Subscription {
+// feeds reads a user's feeds: URLs and { url, title, folder } tables;
+// and how each was written.
+func (p *parser) feeds(base, who string, raw any) ([]Subscription, []writtenFeed) {
 	var items []any
 	switch v := raw.(type) {
 	case nil:
@@ -924,8 +914,7 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 	}
 	at := func(j int) string { return fmt.Sprintf("%s.feeds[%d]", base, j) }
 	subs := make([]Subscription, 0, len(items))
-	var written []string // how each of subs was written
-	var index []int      // and where in items
+	written := make([]writtenFeed, 0, len(items)) // how each of subs was written
 	for j, item := range items {
 		// A plain URL that is fine, nearly every item, without the
 		// words that would name it in a message (a config of thousands
@@ -940,21 +929,21 @@ func (p *parser) feeds(base, who string, raw any) []Subscription {
 		switch raw := rawFeedURL(item); {
 		case k < 0:
 			subs = append(subs, s)
-			written, index = append(written, raw), append(index, j)
+			written = append(written, writtenFeed{item: j, raw: raw})
 		case (s.Title != subs[k].Title || s.Folder != subs[k].Folder) && (s.Title != "" || s.Folder != "") || s.Rules != nil:
 			also := ""
 			if s.Rules != nil {
 				also = ", and so are its rules"
 			}
 			p.warnf(at(j), "%s: feeds[%d] repeats %s: the first item with that URL is kept, this one's title and folder are ignored%s", who, j, s.URL, also)
-		case raw != written[k]:
+		case raw != written[k].raw:
 			// The same feed written another way ("HTTP://host/x",
 			// "http://host/x#top"): polled and shown once, but the
 			// user may have meant another feed.
-			p.warnf(at(j), "%s: feeds[%d] (%s) is the same feed as feeds[%d] (%s): it is followed once", who, j, raw, index[k], written[k])
+			p.warnf(at(j), "%s", sameFeed(who, writtenFeed{item: j, raw: raw}, "is the same feed as", written[k]))
 		}
 	}
-	return subs
+	return subs, written
 }
 
 // rawFeedURL is the URL of an item of feeds as written, trimmed.

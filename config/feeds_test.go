@@ -164,7 +164,7 @@ feeds = [{ url = "http://HOST.example:80/a/../x#t", title = "Mine" }]
 	}
 	want := [][]string{
 		{`feeds[1] repeats http://host.example/x`, "title and folder are ignored"},
-		{`feeds[2] (http://host.example/x#top) is the same feed as feeds[0] (HTTP://Host.example/x)`, "followed once"},
+		{`feeds[2] (http://host.example/x#top) is the same feed as feeds[0] (HTTP://Host.example/x)`, "it is read once; you may remove one (line 7)"},
 		{`feeds[3] (http://host.example:80/x) is the same feed as feeds[0]`},
 		{`feeds[4] (http://host.example/x) is the same feed as feeds[0]`},
 		{`feeds[5] (http://host.example/x) is the same feed as feeds[0]`},
@@ -176,5 +176,51 @@ feeds = [{ url = "http://HOST.example:80/a/../x#t", title = "Mine" }]
 		if !containsAll(c.Warnings[i], w) {
 			t.Errorf("warning %q, want all of %q", c.Warnings[i], w)
 		}
+	}
+}
+
+// A feed that leads, when polled, to the same feed as an earlier one of
+// the user's (a 301, a chain of them, a page naming its feed) is named
+// with its line, in the words of the warning for a feed written twice;
+// feeds that land apart, or whose landing is not known, are not.
+func TestSameFeedsNamesTheLineThatRepeats(t *testing.T) {
+	src := `
+[[users]]
+name = "ada"
+timezone = "UTC"
+feeds = [
+  "https://news.example/feed",
+  { url = "https://coast.example/feed", title = "Coastal Voices" },
+  "https://blog.example/",
+  { url = "https://old.example/rss", title = "Coast Radio" },
+  "https://never.example/feed",
+]
+[[users]]
+name = "bob"
+timezone = "UTC"
+feeds = ["https://old.example/rss"]
+`
+	c, err := Parse([]byte(src), "c.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lands := map[string]string{
+		"https://old.example/rss":    "https://coast.example/feed",
+		"https://coast.example/feed": "https://coast.example/feed",
+		"https://blog.example/":      "https://blog.example/feed.xml",
+	}
+	got := c.SameFeeds(func(url string) string { return lands[url] })
+	want := []string{`c.toml: users[0] "ada": feeds[3] (https://old.example/rss) now leads to the same feed as feeds[1] (https://coast.example/feed): it is read once; you may remove one (line 9)`}
+	if !slices.Equal(got, want) {
+		t.Errorf("SameFeeds:\n%q\nwant\n%q", got, want)
+	}
+	if got := c.SameFeeds(func(string) string { return "" }); got != nil {
+		t.Errorf("nothing known: %q", got)
+	}
+	// A Config made in code has no lines, and names its user plainly.
+	made := &Config{Users: []User{{Name: "cy", Feeds: []Subscription{{URL: "https://a.example/"}, {URL: "https://b.example/"}}}}}
+	got = made.SameFeeds(func(string) string { return "https://a.example/" })
+	if want := []string{`user "cy": feeds[1] (https://b.example/) now leads to the same feed as feeds[0] (https://a.example/): it is read once; you may remove one`}; !slices.Equal(got, want) {
+		t.Errorf("made in code: %q", got)
 	}
 }

@@ -31,6 +31,9 @@ type Config struct {
 	// Warnings are problems that do not stop a run (a user without
 	// feeds), worded like errors; commands print them on stderr.
 	Warnings []string
+	// source is the document, for the warnings that polls find
+	// (SameFeeds); nil for a Config made in code.
+	source *source
 }
 
 // Fetch is the [fetch] table.

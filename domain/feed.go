@@ -97,6 +97,24 @@ func (f Feed) PollURL() string {
 	return f.URL
 }
 
+// Lands is where a poll of the feed lands now, normalised
+// (NormalizeFeedURL): the target of a permanent redirect to another site
+// that waits for the user (PendingURL; its body is read there all the
+// same), else PollURL. Two records that land on one URL are one feed
+// known by two addresses (an old one that answers 301 onto the new, a
+// web page and the feed it names, two old ones moved to one new): a pass
+// polls it once, and a digest of a user who lists both shows it once.
+func (f Feed) Lands() string {
+	u := f.PollURL()
+	if f.PendingURL != "" {
+		u = f.PendingURL
+	}
+	if n, err := NormalizeFeedURL(u); err == nil {
+		return n
+	}
+	return u
+}
+
 // FeedState is a feed's health, as the status page and command show it.
 type FeedState string
 

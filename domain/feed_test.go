@@ -46,3 +46,21 @@ func TestPollURL(t *testing.T) {
 		t.Errorf("PollURL after a move %q", f.PollURL())
 	}
 }
+
+// Lands is where polls end, normalised: a move followed, else one that
+// waits for the user to another site, else the URL itself.
+func TestLands(t *testing.T) {
+	for _, c := range []struct {
+		f    Feed
+		want string
+	}{
+		{Feed{URL: "https://a.example/feed"}, "https://a.example/feed"},
+		{Feed{URL: "https://a.example/old", EffectiveURL: "HTTPS://A.example:443/new#top"}, "https://a.example/new"},
+		{Feed{URL: "https://a.example/old", PendingURL: "https://b.example/feed"}, "https://b.example/feed"},
+		{Feed{URL: "https://a.example/old", EffectiveURL: "https://a.example/mid", PendingURL: "https://b.example/feed"}, "https://b.example/feed"},
+	} {
+		if got := c.f.Lands(); got != c.want {
+			t.Errorf("%+v lands at %q, want %q", c.f, got, c.want)
+		}
+	}
+}

@@ -518,7 +518,7 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 	if err != nil {
 		return render.Digest{}, err
 	}
-	if err := b.lookUpNames(ctx, feeds, d, entries); err != nil {
+	if err := b.lookUpNames(ctx, feeds, d, u, entries); err != nil {
 		return render.Digest{}, err
 	}
 	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, Since: d.Since, BuiltAt: d.BuiltAt,
@@ -536,7 +536,8 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 		g := byFeed[e.FeedURL]
 		if g == nil {
 			info := feeds[e.FeedURL]
-			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, Lang: info.lang, More: more[e.FeedURL]}
+			g = &render.FeedGroup{FeedURL: e.FeedURL, FeedName: info.name, SiteURL: info.site, Lang: info.lang, More: more[e.FeedURL],
+				Lands: info.lands}
 			byFeed[e.FeedURL] = g
 		}
 		g.Entries = append(g.Entries, e)
@@ -546,15 +547,64 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 			g.Older = bl.Older // a feed rules left nothing of has no section to say it in
 		}
 	}
+	line := firstLines(u, feeds)
+	underFirstLine(line, feeds, byFeed)
 	out.Groups = render.MergeStories(inUserOrder(u, byFeed))
 	for _, n := range d.Notices {
 		out.Notices = append(out.Notices, render.Notice{Notice: n, FeedName: displayName(u, n.FeedURL, feeds)})
 	}
 	for _, pr := range d.Problems {
-		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: problemName(u, pr.FeedURL, feeds)})
+		out.Problems = append(out.Problems, render.Problem{Problem: pr, FeedName: problemName(u, line.of(pr.FeedURL), feeds)})
 	}
 	slices.SortStableFunc(out.Problems, func(a, b render.Problem) int {
-		return cmp.Compare(configIndex(u, a.FeedURL), configIndex(u, b.FeedURL))
+		return cmp.Compare(configIndex(u, line.of(a.FeedURL)), configIndex(u, line.of(b.FeedURL)))
 	})
 	return out, nil
+}
+
+// lines maps each of a user's feed URLs that repeats an earlier line's
+// feed (the two land on one URL: one feed the user lists twice, see
+// store.Repeats) to that first line's URL.
+type lines map[string]string
+
+// of is the URL of the first line that lists the feed at url.
+func (l lines) of(url string) string {
+	if first, ok := l[url]; ok {
+		return first
+	}
+	return url
+}
+
+// firstLines finds, of u's feeds, those that repeat an earlier line's.
+func firstLines(u config.User, feeds FeedNames) lines {
+	first := make(map[string]string, len(u.Feeds)) // where a feed lands -> its first line's URL
+	out := lines{}
+	for _, s := range u.Feeds {
+		lands := feeds[s.URL].lands
+		if lands == "" {
+			lands = s.URL
+		}
+		if f, ok := first[lands]; ok {
+			out[s.URL] = f
+			continue
+		}
+		first[lands] = s.URL
+	}
+	return out
+}
+
+// underFirstLine shows the entries of a feed the user lists twice (the
+// digest holds them under one of its lines, store.Repeats) under the
+// first of its lines: with that line's title and folder, and the feed's
+// name as that line's record gives it.
+func underFirstLine(line lines, feeds FeedNames, byFeed map[string]*render.FeedGroup) {
+	for url, first := range line {
+		g := byFeed[url]
+		if g == nil || byFeed[first] != nil {
+			continue // nothing to move, or a digest built before with both: render names neither
+		}
+		g.FeedName = feeds[first].name
+		byFeed[first] = g
+		delete(byFeed, url)
+	}
 }

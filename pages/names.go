@@ -2,11 +2,10 @@ package pages
 
 import (
 	"context"
-	"errors"
 	"net/url"
 
+	"feeddigest/config"
 	"feeddigest/domain"
-	"feeddigest/store"
 )
 
 // FeedNames is what the pages show of each feed (its name, site and
@@ -16,6 +15,9 @@ type FeedNames map[string]feedInfo
 type feedInfo struct {
 	name, site, lang string
 	titled           bool // the feed named itself: name is not its host
+	// lands is where its polls land (domain.Feed.Lands): two lines of a
+	// user's whose feeds land on one URL are one feed.
+	lands string
 }
 
 // storedFeeds reads the feed records once after the poll, for the pages
@@ -51,21 +53,7 @@ func infosByURL(feeds []domain.Feed) FeedNames {
 
 // infoOf is what the pages show of the feed of record f.
 func infoOf(f domain.Feed) feedInfo {
-	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != ""}
-}
-
-// lookUpName adds the name of the feed at url to feeds, unless it is
-// there: a shared pass reads only the names its pages show.
-func (b *Builder) lookUpName(ctx context.Context, feeds FeedNames, url string) error {
-	if _, ok := feeds[url]; ok {
-		return nil
-	}
-	f, err := b.rd.Feed(ctx, url)
-	if errors.Is(err, store.ErrNoFeed) {
-		f, err = domain.Feed{URL: url}, nil
-	}
-	feeds[url] = infoOf(f)
-	return err
+	return feedInfo{name: feedName(f), site: f.SiteURL, lang: f.Language, titled: f.Title != "", lands: f.Lands()}
 }
 
 func feedName(f domain.Feed) string {
@@ -78,22 +66,44 @@ func feedName(f domain.Feed) string {
 	return f.URL
 }
 
-// lookUpNames adds to feeds the names of the feeds that d shows (see
-// lookUpName).
-func (b *Builder) lookUpNames(ctx context.Context, feeds FeedNames, d domain.Digest, entries []domain.Entry) error {
-	for _, e := range entries {
-		if err := b.lookUpName(ctx, feeds, e.FeedURL); err != nil {
-			return err
+// lookUpNames adds to feeds, in one question, what the pages show of
+// the feeds that d shows and of u's feeds (which of them are one feed,
+// see underFirstLine), unless feeds has them already: a shared pass
+// reads only the records its pages need.
+func (b *Builder) lookUpNames(ctx context.Context, feeds FeedNames, d domain.Digest, u config.User, entries []domain.Entry) error {
+	var missing []string
+	asked := map[string]bool{}
+	want := func(url string) {
+		if _, ok := feeds[url]; !ok && !asked[url] {
+			asked[url] = true
+			missing = append(missing, url)
 		}
+	}
+	for _, e := range entries {
+		want(e.FeedURL)
 	}
 	for _, n := range d.Notices {
-		if err := b.lookUpName(ctx, feeds, n.FeedURL); err != nil {
-			return err
-		}
+		want(n.FeedURL)
 	}
 	for _, pr := range d.Problems {
-		if err := b.lookUpName(ctx, feeds, pr.FeedURL); err != nil {
-			return err
+		want(pr.FeedURL)
+	}
+	for _, s := range u.Feeds {
+		want(s.URL)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	records, err := b.rd.FeedsAt(ctx, missing)
+	if err != nil {
+		return err
+	}
+	for _, f := range records {
+		feeds[f.URL] = infoOf(f)
+	}
+	for _, url := range missing {
+		if _, ok := feeds[url]; !ok { // no record: named by its address
+			feeds[url] = infoOf(domain.Feed{URL: url})
 		}
 	}
 	return nil

@@ -161,6 +161,7 @@ func (p *pass) choosePolls(ctx context.Context) ([]schedule.Poll, map[string]*do
 		states[f.URL] = feedState(f)
 	}
 	polls := schedule.FeedsToPoll(p.due, p.daily, states, p.opts.Now)
+	polls = withTwins(polls, byURL)
 	schedule.Shuffle(polls, p.opts.Rand)
 	// A user at a time, so that most users' digests are built while the
 	// poll goes on (see work.go); spread by host all the same.

@@ -100,6 +100,10 @@ type Summary struct {
 	// Waiting has a line per user whose first digest waits because none
 	// of their feeds could be read yet.
 	Waiting []string `json:"waiting,omitempty"`
+	// SameFeeds has a warning per config line that leads, polled, to the
+	// same feed as an earlier line of its user's (config.SameFeeds): read
+	// once, shown once, but the user may remove one.
+	SameFeeds []string `json:"same_feeds,omitempty"`
 }
 
 // EventKind says what an Event reports.
@@ -171,6 +175,9 @@ func Run(ctx context.Context, cfg *config.Config, opts Options) (Summary, error)
 		return sum, st.Damaged(err)
 	}
 	err = p.work(ctx)
+	if err == nil {
+		sum.SameFeeds, err = p.sameFeeds(ctx)
+	}
 	sum.PagesWritten = p.pageBuilder().Written()
 	sum.OutboxWritten = p.pageBuilder().Outboxed()
 	if err != nil {

@@ -89,9 +89,11 @@ func (p *pass) plan(ctx context.Context, ps store.Pass) (store.Pass, error) {
 	// other feeds, one at a time (see worker.pollHost).
 	polls, last := readAgainLast(polls, byURL, again)
 	plan := store.PassPlan{Hour: ps.Hour, Now: ps.Now}
-	for _, poll := range append(polls, last...) {
+	all := append(polls, last...)
+	shared := sharedLands(all, byURL)
+	for _, poll := range all {
 		f := byURL[poll.URL]
-		plan.Feeds = append(plan.Feeds, store.PlannedPoll{FeedID: f.ID, Host: fetch.HostOf(f.PollURL()), Why: string(poll.Why)})
+		plan.Feeds = append(plan.Feeds, store.PlannedPoll{FeedID: f.ID, Host: claimHost(f, shared), Why: string(poll.Why)})
 	}
 	for _, d := range p.due {
 		plan.Digests = append(plan.Digests, store.DigestKey{User: d.Name, Date: d.Date})
@@ -414,21 +416,23 @@ func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 		}
 		p.opts.Log.Warn("left out until its penalty ends", "feed", redact.URL(a.Feed.URL), "error", res.Err)
 	}
-	feeds := make(chan store.ClaimedFeed)
+	// A feed known by several records (see twins.go) is polled once.
+	groups := twinsOf(work.Feeds, p.articles)
+	feeds := make(chan []store.ClaimedFeed)
 	g, gctx := errgroup.WithContext(ctx)
-	for range max(1, min(p.cfg.Fetch.PerHost, len(work.Feeds))) {
+	for range max(1, min(p.cfg.Fetch.PerHost, len(groups))) {
 		g.Go(func() error {
-			for cf := range feeds {
-				if err := w.pollOne(gctx, work, cf.Feed, schedule.Why(cf.Why)); err != nil {
+			for twins := range feeds {
+				if err := w.pollOne(gctx, work, twins); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 	}
-	for _, cf := range work.Feeds {
+	for _, twins := range groups {
 		select {
-		case feeds <- cf:
+		case feeds <- twins:
 		case <-gctx.Done():
 		}
 	}
@@ -441,18 +445,22 @@ func (w *worker) pollHost(ctx context.Context, work store.Work) error {
 			return err
 		}
 		p.opts.Log.Info("reading again, alone, a feed a dead run was reading", "feed", redact.URL(a.Feed.URL))
-		if err := w.pollOne(ctx, work, a.Feed, schedule.Retry); err != nil {
+		if err := w.pollOne(ctx, work, []store.ClaimedFeed{{Feed: a.Feed, Why: string(schedule.Retry)}}); err != nil {
 			return err
 		}
 	}
 	return ctx.Err()
 }
 
-func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, why schedule.Why) error {
+// pollOne polls one feed of a claimed host and saves the poll: a feed
+// known by several records (twins, see twinsOf) is polled once, as the
+// first, and saved to each.
+func (w *worker) pollOne(ctx context.Context, work store.Work, twins []store.ClaimedFeed) error {
 	p := w.pass
+	f := twins[0].Feed
 	// The run's concurrency is the client's to keep (fetch.Options):
 	// it bounds requests in flight, not polls waiting for their host.
-	res, marked, stateErr := p.pollFeed(ctx, w.client, f)
+	res, marked, stateErr := p.pollFeed(ctx, w.client, twinRequest(twins))
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the feed did not fail, we stopped listening
 	}
@@ -464,9 +472,22 @@ func (w *worker) pollOne(ctx context.Context, work store.Work, f domain.Feed, wh
 	if err := w.wholeArticles(ctx, &f, &res); err != nil {
 		return fmt.Errorf("%s: %w", redact.URL(f.URL), err)
 	}
-	// Here, on the polling side, where concurrency spreads the work.
-	makeFragments(f, res)
-	return w.savePoll(ctx, polled{feed: f, why: why, res: res, claim: &work, marked: marked})
+	saves := make([]polled, len(twins))
+	for i, cf := range twins {
+		saves[i] = polled{feed: cf.Feed, why: schedule.Why(cf.Why), res: res, claim: &work}
+		if i > 0 {
+			saves[i].res = ridingAlong(res)
+		}
+	}
+	saves[0].feed, saves[0].marked = f, marked
+	for _, r := range saves {
+		// Here, on the polling side, where concurrency spreads the work.
+		makeFragments(r.feed, r.res)
+		if err := w.savePoll(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sieveOf is the user's rules and those of each feed of theirs, as a

@@ -9,7 +9,8 @@ import (
 
 // MergeStories shows each story of the digest's groups once (see
 // domain.SameStories): under the first of its feeds in the order the
-// digest shows them, whose entry names the others (FeedGroup.AlsoIn); the
+// digest shows them, whose entry names the others (FeedGroup.AlsoIn, but
+// for a group of the same feed listed twice, FeedGroup.Lands); the
 // other feeds' entries leave their groups' Entries (FeedGroup.Elsewhere
 // keeps them out of Listed), so the contents, the total and the Subject
 // count the story once. A group left with nothing to show goes. Entries
@@ -36,13 +37,18 @@ func MergeStories(groups []FeedGroup) []FeedGroup {
 		var names []string
 		for _, i := range s.Also {
 			g := ordered[groupOf[i]]
-			if name := feedName(g.FeedName, g.FeedURL); !slices.Contains(names, name) {
+			name := feedName(g.FeedName, g.FeedURL)
+			sameFeed := g.Lands != "" && g.Lands == shown.Lands // listed twice: not another feed
+			if !sameFeed && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
 			if elsewhere[g.FeedURL] == nil {
 				elsewhere[g.FeedURL] = map[int64]bool{}
 			}
 			elsewhere[g.FeedURL][entries[i].ID] = true
+		}
+		if len(names) == 0 {
+			continue
 		}
 		if alsoIn[shown.FeedURL] == nil {
 			alsoIn[shown.FeedURL] = map[int64][]string{}

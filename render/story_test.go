@@ -114,3 +114,23 @@ func TestMergeStoriesDropsWhatIsShownElsewhere(t *testing.T) {
 		t.Errorf("C's listing shows %v, want [5]", listed)
 	}
 }
+
+// Two groups of one feed the user lists twice (they land on one URL: a
+// digest built before such feeds were read once holds both) show each
+// entry once, under the first, never "also in" itself; a third feed
+// with the story is named.
+func TestMergeStoriesNeverNamesTheSameFeedListedTwice(t *testing.T) {
+	e := func(id int64, link string) domain.Entry { return domain.Entry{ID: id, Link: link, Title: link} }
+	const coast = "https://coast.example/feed"
+	groups := MergeStories([]FeedGroup{
+		{FeedURL: coast, FeedName: "Coastal Voices", Lands: coast, Entries: []domain.Entry{e(1, "https://coast.example/1"), e(2, "https://coast.example/2")}},
+		{FeedURL: "https://news.example/f", FeedName: "News", Lands: "https://news.example/f", Entries: []domain.Entry{e(5, "https://coast.example/2")}},
+		{FeedURL: "https://old.example/rss", FeedName: "Coast Radio", Lands: coast, Entries: []domain.Entry{e(3, "https://coast.example/1"), e(4, "https://coast.example/2")}},
+	})
+	if len(groups) != 1 || groups[0].FeedName != "Coastal Voices" {
+		t.Fatalf("groups %+v, want Coastal Voices alone", groups)
+	}
+	if got := groups[0].AlsoIn; len(got[1]) != 0 || strings.Join(got[2], ",") != "News" {
+		t.Errorf("Coastal Voices' entries are also in %v, want 2: News alone", got)
+	}
+}

@@ -49,6 +49,10 @@ type FeedGroup struct {
 	// introduced the feed to the user (their first digest of it starts
 	// with its newest); 0 for a feed introduced before.
 	Older int
+	// Lands is where the feed's polls land (domain.Feed.Lands), ""
+	// when unknown: two groups that land on one URL are one feed that
+	// the user lists twice, never "also in" each other.
+	Lands string
 	// AlsoIn names, by entry ID, the other feeds that carry the story
 	// of one of Entries; Elsewhere holds the IDs of the feed's entries
 	// shown under another feed's as one story (see MergeStories).

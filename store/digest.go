@@ -182,8 +182,17 @@ func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscri
 	var backlogs []domain.Backlog
 	byFeed := slices.Clone(subs)
 	slices.SortFunc(byFeed, func(a, b Subscribed) int { return cmp.Compare(a.Feed.ID, b.Feed.ID) })
-	var ids []int64
+	repeats := Repeats(subs)
+	var ids, repeated []int64
 	for _, s := range byFeed {
+		if repeats[s.Feed.ID] {
+			more, err := repeatedEntries(ctx, tx, user, s, window, now)
+			if err != nil {
+				return nil, nil, err
+			}
+			repeated = append(repeated, more...)
+			continue
+		}
 		switch s.Arrival() {
 		case ByWindow:
 			ids = append(ids, window[s.Feed.ID]...)
@@ -202,7 +211,81 @@ func digestEntries(ctx context.Context, tx DigestTx, user string, subs []Subscri
 			}
 		}
 	}
+	if len(repeated) > 0 {
+		if err := tx.Withhold(ctx, user, repeated); err != nil {
+			return nil, nil, fmt.Errorf("withhold the entries of a feed listed twice: %w", err)
+		}
+	}
 	return ids, backlogs, nil
+}
+
+// repeatedEntries are the entries of a subscription that repeats another
+// (see Repeats) that the digest would have shown: withheld, since the
+// feed's entries come through the subscription read. One not introduced
+// yet is introduced with all it offers withheld, so that it is not
+// introduced again.
+func repeatedEntries(ctx context.Context, tx DigestTx, user string, s Subscribed, window map[int64][]int64, now time.Time) ([]int64, error) {
+	switch s.Arrival() {
+	case ByWindow:
+		return window[s.Feed.ID], nil
+	case ByIntroduction:
+		offered, _, err := tx.Offered(ctx, user, s.Feed.ID, now)
+		if err != nil {
+			return nil, err
+		}
+		withheld := make([]int64, len(offered))
+		for i, o := range offered {
+			withheld[i] = o.ID
+		}
+		return nil, tx.Introduced(ctx, user, s.Feed.ID, now, withheld)
+	}
+	return nil, nil
+}
+
+// Repeats says which of a user's subscriptions repeat another: those
+// whose feed lands where another's does (domain.Feed.Lands), one feed
+// the user lists under two addresses (an old one that answers 301 onto
+// the other, a web page and the feed it names). Polled once, the feed is
+// stored under both; a digest shows it once, from one of them: the one
+// introduced first (then the lowest ID), else one read, so that the
+// choice stays the same from digest to digest. The others' entries are
+// withheld from the user as they come, their problems never named. The
+// pages show the feed under the line the user wrote first.
+func Repeats(subs []Subscribed) map[int64]bool {
+	read := make(map[string]Subscribed, len(subs)) // by where the feed lands
+	out := map[int64]bool{}
+	for _, s := range subs {
+		lands := s.Feed.Lands()
+		kept, seen := read[lands]
+		switch {
+		case !seen:
+			read[lands] = s
+			continue
+		case readFirst(s, kept):
+			read[lands] = s
+			s = kept
+		}
+		out[s.Feed.ID] = true
+	}
+	return out
+}
+
+// readFirst says whether a is the subscription read rather than b, of
+// two of one feed: introduced earlier (one introduced before one not),
+// else read when b is not, else the lower feed ID.
+func readFirst(a, b Subscribed) bool {
+	switch ai, bi := a.IntroducedAt, b.IntroducedAt; {
+	case !ai.IsZero() && bi.IsZero():
+		return true
+	case ai.IsZero() && !bi.IsZero():
+		return false
+	case !ai.Equal(bi):
+		return ai.Before(bi)
+	}
+	if ar, br := a.Arrival() != Unread, b.Arrival() != Unread; ar != br {
+		return ar
+	}
+	return a.Feed.ID < b.Feed.ID
 }
 
 // Arrival is how a feed's entries come into a user's next digest.
@@ -298,13 +381,17 @@ func Introduce(offered []Newcomer) (shown, withheld []int64) {
 // Notices are the notices of a digest built at now whose previous one
 // was built at since (zero: none): the feeds gone or dead, moved, or
 // flagged for a move to another site in (since, now], in the order of
-// subs. A feed gone is not told dead too.
+// subs. A feed gone is not told dead too, nor one that repeats another
+// (Repeats): the feed read says it.
 func Notices(subs []Subscribed, since, now time.Time) []domain.Notice {
 	in := between(since, now)
 	out := []domain.Notice{}
+	repeats := Repeats(subs)
 	for _, s := range subs {
 		f := s.Feed
 		switch {
+		case repeats[f.ID]:
+			// Gone or dead with the feed read: said of that one.
 		case in(f.GoneAt):
 			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeGone})
 		case in(f.DeadAt):
@@ -335,12 +422,17 @@ const RemindEvery = 7 * 24 * time.Hour
 // goes on, again at most once every RemindEvery, as a reminder (Again),
 // and in between kept Quiet: named lists the problems of the user's
 // digests built in the last RemindEvery. A feed that failed and was read again since says
-// nothing: its entries came.
+// nothing: its entries came. One that repeats another (Repeats) is
+// named by that one.
 func Problems(subs []Subscribed, since, now time.Time, named []domain.Problem) []domain.Problem {
 	in := between(since, now)
 	out := []domain.Problem{}
+	repeats := Repeats(subs)
 	for _, s := range subs {
 		f := s.Feed
+		if repeats[f.ID] {
+			continue // the feed read is named, once
+		}
 		p := domain.Problem{FeedURL: f.URL, Reason: f.Problem, Since: problemSince(f)}
 		switch {
 		case !f.GoneAt.IsZero() || !f.DeadAt.IsZero():

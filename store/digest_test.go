@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -355,5 +356,83 @@ func TestBuildDigestOnceADate(t *testing.T) {
 	}
 	if !d.Since.IsZero() || d.Notices == nil || d.Problems == nil || d.EntryCount != 0 {
 		t.Errorf("a first digest with nothing: %+v", d)
+	}
+}
+
+// A feed the user lists under two addresses that land on one URL (an old
+// one moved onto the other, a page and the feed it names) is one feed:
+// its entries come from one subscription, those of the others are
+// withheld as they come (introduced with all they offer withheld, or by
+// their window), and a problem or a disappearance is said once. Feeds
+// that land elsewhere are left alone.
+func TestBuildDigestReadsAFeedListedTwiceOnce(t *testing.T) {
+	failing := domain.Schedule{ErrorCount: 2}
+	r := &rows{
+		last: hours(-24),
+		subs: []Subscribed{ // by URL, as a back end lists them
+			{Feed: domain.Feed{ID: 5, URL: "https://coast.example/feed", Problem: "server error (503)", Schedule: failing},
+				IntroducedAt: hours(-48)},
+			{Feed: domain.Feed{ID: 2, URL: "https://old.example/rss", EffectiveURL: "HTTPS://Coast.example/feed",
+				MovedAt: hours(-3), Problem: "server error (503)", Schedule: failing}, AddedAt: hours(-30), HasEntries: true},
+			{Feed: domain.Feed{ID: 7, URL: "https://page.example/", EffectiveURL: "https://page.example/feed.xml"},
+				IntroducedAt: hours(-48)},
+			{Feed: domain.Feed{ID: 3, URL: "https://page.example/feed.xml"}, IntroducedAt: hours(-72)},
+		},
+		window:  map[int64][]int64{5: {51, 52}, 7: {71}, 3: {31}},
+		offered: map[int64][]Offered{2: {{ID: 21, FirstSeen: hours(-2)}, {ID: 22, FirstSeen: hours(-2)}}},
+	}
+	d, err := BuildDigest(context.Background(), r, "ada", "2026-11-21", day0, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{31, 51, 52}; !reflect.DeepEqual(r.entries, want) {
+		t.Errorf("entries %v, want %v: each feed once, from the subscription introduced first", r.entries, want)
+	}
+	if want := map[int64][]int64{2: {21, 22}}; !reflect.DeepEqual(r.introduced, want) {
+		t.Errorf("introduced %v, want %v (the repeat, all it offers withheld)", r.introduced, want)
+	}
+	if want := []int64{71}; !reflect.DeepEqual(r.withheld, want) {
+		t.Errorf("withheld %v, want %v (the repeat's window)", r.withheld, want)
+	}
+	wantProblems := []domain.Problem{{FeedURL: "https://coast.example/feed", State: domain.ProblemFailing, Reason: "server error (503)"}}
+	if !reflect.DeepEqual(d.Problems, wantProblems) {
+		t.Errorf("problems %+v, want the feed named once: %+v", d.Problems, wantProblems)
+	}
+	wantNotices := []domain.Notice{{FeedURL: "https://old.example/rss", Kind: domain.NoticeMoved, NewURL: "HTTPS://Coast.example/feed"}}
+	if !reflect.DeepEqual(d.Notices, wantNotices) {
+		t.Errorf("notices %+v, want the move alone: %+v", d.Notices, wantNotices)
+	}
+	if d.EntryCount != 3 || d.LeftOut != 0 {
+		t.Errorf("count %d, left out %d: want 3 and 0 (a repeat is not the rules' doing)", d.EntryCount, d.LeftOut)
+	}
+}
+
+// Which subscription of a feed listed twice is read stays the same from
+// digest to digest: the one introduced first, else one read, else the
+// lowest feed ID.
+func TestRepeatsKeepTheSubscriptionIntroducedFirst(t *testing.T) {
+	at := func(id int64, introduced time.Time, read bool) Subscribed {
+		s := Subscribed{Feed: domain.Feed{ID: id, URL: fmt.Sprintf("https://x.example/%d", id), EffectiveURL: "https://x.example/feed"},
+			IntroducedAt: introduced}
+		if read {
+			s.Feed.LastSuccess = hours(-1)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		subs []Subscribed
+		want map[int64]bool
+	}{
+		{"introduced earlier", []Subscribed{at(1, hours(-2), true), at(2, hours(-9), true)}, map[int64]bool{1: true}},
+		{"introduced against not", []Subscribed{at(1, time.Time{}, true), at(2, hours(-1), true)}, map[int64]bool{1: true}},
+		{"introduced together: lower ID", []Subscribed{at(4, hours(-1), true), at(3, hours(-1), true)}, map[int64]bool{4: true}},
+		{"read against unread", []Subscribed{at(1, time.Time{}, false), at(2, time.Time{}, true)}, map[int64]bool{1: true}},
+		{"three", []Subscribed{at(9, hours(-1), true), at(8, hours(-1), true), at(7, time.Time{}, true)}, map[int64]bool{9: true, 7: true}},
+		{"apart", []Subscribed{{Feed: domain.Feed{ID: 1, URL: "https://a.example/"}}, {Feed: domain.Feed{ID: 2, URL: "https://b.example/"}}}, map[int64]bool{}},
+	} {
+		if got := Repeats(c.subs); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: repeats %v, want %v", c.name, got, c.want)
+		}
 	}
 }

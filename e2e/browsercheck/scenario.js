@@ -2,19 +2,24 @@
 // Screenshots for review, run by .ci/run after check.js.
 //
 // It builds feeddigest and the review scenario (e2e/browsercheck/scenario:
-// twelve real-looking feeds on loopback, five simulated days, three users),
-// runs the scenario, and opens the pages its scenario.json names (a busy
-// day, a first digest, a weekly digest and a weekly user's first, a
-// right-to-left digest, status.html) from file:// in Debian's headless
-// Chromium. For each page, at 1280 and 390 px wide, in the light and the
-// dark colour scheme, it:
+// twelve real-looking feeds and a quiet one on loopback, five simulated
+// days, four users), runs the scenario, and opens the pages its
+// scenario.json names (a busy day, a first digest, a weekly digest, a
+// weekly user's first, a weekly digest with nothing new, a right-to-left
+// digest, status.html) and the emails' HTML parts it decoded from the
+// outbox (the busy day's) from file:// in Debian's headless Chromium. For
+// each page and email, at 1280 and 390 px wide, in the light and the dark
+// colour scheme, it:
 //   - saves a full-page screenshot to
 //     ci-artifacts/screenshots/scenario/<name>-<width>-<scheme>.png;
 //   - runs axe-core with the <details> closed and again open, and fails on
 //     ANY violation;
 //   - fails on any <script> element, on any request to a URL that is not
 //     file:, data:, about: or loopback, on a page that scrolls sideways, and
-//     on a table that hides columns (as check.js does for the demo).
+//     on a table that hides columns (as check.js does for the demo);
+//   - fails when the contents do not work: a link to no section, the last
+//     section not brought into view, "Back to the contents" not in view
+//     there or not bringing them back.
 //
 // Usage: node e2e/browsercheck/scenario.js [--scenario DIR] [--out DIR]
 //   --scenario DIR  check a scenario folder built before (by
@@ -52,8 +57,39 @@ function buildScenario(tmp) {
   return out;
 }
 
-async function checkPage(context, site, name, rel, out, problems) {
-  const file = path.join(site, rel);
+// checkPage checks the page at rel in the folder dir (the site, or the
+// scenario's folder for an email), named name.
+// contentsProblems finds what keeps a page's contents from working: a
+// contents link whose section is missing; a section the last link does
+// not bring into view; "Back to the contents" that is not in view there
+// or does not bring the contents back. Nothing for a page without them.
+async function contentsProblems(page) {
+  const targets = await page.evaluate(() => [...document.querySelectorAll('nav#contents a[href^="#"]')].map((a) => a.getAttribute('href')));
+  if (targets.length === 0) return [];
+  const found = [];
+  for (const t of targets) {
+    if ((await page.locator(t).count()) !== 1) found.push(`the contents link ${t} leads to no section`);
+  }
+  const inView = (sel) => page.evaluate((s) => {
+    const r = document.querySelector(s).getBoundingClientRect();
+    return r.top >= -1 && r.top < window.innerHeight;
+  }, sel);
+  const last = targets[targets.length - 1];
+  await page.locator(`nav#contents a[href="${last}"]`).click();
+  if (!(await inView(last))) found.push(`the contents link ${last} does not bring its section into view`);
+  const back = page.locator('.up a[href="#contents"]');
+  if ((await back.count()) !== 1 || !(await back.isVisible())) {
+    found.push('no "Back to the contents" in view at the last section');
+  } else {
+    await back.click();
+    if (!(await inView('#contents'))) found.push('"Back to the contents" does not bring the contents into view');
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return found;
+}
+
+async function checkPage(context, dir, name, rel, out, problems) {
+  const file = path.join(dir, rel);
   const url = pathToFileURL(file).href;
   const page = await context.newPage();
   const requests = [];
@@ -71,6 +107,7 @@ async function checkPage(context, site, name, rel, out, problems) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow}px`);
         for (const p of await check.tableProblems(page)) problems.push(`${where}: ${p}`);
+        for (const p of await contentsProblems(page)) problems.push(`${where}: ${p}`);
 
         const shot = path.join(out, `${name}-${size.width}-${scheme}.png`);
         await page.screenshot({ path: shot, fullPage: true });
@@ -102,13 +139,15 @@ async function main() {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'scenario.json'), 'utf8'));
     const site = path.join(dir, manifest.site);
     const names = Object.keys(manifest.pages).sort();
+    const emails = Object.keys(manifest.emails || {}).sort();
     fs.rmSync(opts.out, { recursive: true, force: true });
     fs.mkdirSync(opts.out, { recursive: true });
 
     context = await check.launch(tmp);
-    console.log(`scenario screenshots: ${names.length} pages of ${site}`);
+    console.log(`scenario screenshots: ${names.length} pages of ${site}, ${emails.length} emails`);
     const problems = [];
     for (const name of names) await checkPage(context, site, name, manifest.pages[name], opts.out, problems);
+    for (const name of emails) await checkPage(context, dir, name, manifest.emails[name], opts.out, problems);
 
     console.log(`screenshots: ${opts.out}`);
     if (problems.length > 0) {
@@ -116,7 +155,7 @@ async function main() {
       for (const p of problems) console.error(`- ${p}`);
       process.exitCode = 1;
     } else {
-      console.log(`scenario check passed: ${names.length} pages x ${widths.length} widths x ${check.schemes.length} colour schemes, no axe violations, no scripts, no non-local requests`);
+      console.log(`scenario check passed: ${names.length} pages and ${emails.length} emails x ${widths.length} widths x ${check.schemes.length} colour schemes, no axe violations, no scripts, no non-local requests`);
     }
   } finally {
     if (context) await context.close();

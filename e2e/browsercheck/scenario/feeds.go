@@ -67,13 +67,14 @@ func (f *feed) visible(now time.Time) []item {
 	return out
 }
 
-// world is the scenario's twelve feeds, images served from base (the
+// world is the scenario's thirteen feeds, images served from base (the
 // only URLs a page's browser may load are on loopback), every other link
 // to a site of its own under .example.
 func world(base string) ([]*feed, error) {
 	builders := []func(string) (*feed, error){
 		blogFeed, podcastFeed, newsFeed, longReadsFeed, arabicFeed, hebrewFeed,
 		microblogFeed, russianFeed, workshopFeed, brokenFeed, droppedFeed, newsletterFeed,
+		almanacFeed,
 	}
 	var feeds []*feed
 	for _, b := range builders {
@@ -341,5 +342,23 @@ func newsletterFeed(string) (*feed, error) {
 		f.Items = append(f.Items, item{ID: fmt.Sprintf("parish-%d", n), Title: title, Link: datedLink(f.Site, at, title, n),
 			HTML: "<p>The bazaar raised more than last year. The bells will be rung on Sunday. The bins go out a day late next week.</p>\n", Published: at})
 	})
+	return f, nil
+}
+
+// almanacFeed is a monthly column, its last post on 1 November: a week
+// of it is a weekly digest with nothing new.
+func almanacFeed(string) (*feed, error) {
+	f := &feed{Path: "/almanac.xml", Format: "rss", Title: "The Quiet Almanac", Site: "https://almanac.example",
+		Language: "en", Window: 6}
+	months := []string{"August", "September", "October", "November"}
+	for n, month := range months {
+		at := time.Date(2026, time.August+time.Month(n), 1, 6, 0, 0, 0, time.UTC)
+		title := fmt.Sprintf("What to sow, mend and read in %s", month)
+		f.Items = append(f.Items, item{ID: fmt.Sprintf("almanac-%d", n), Title: title, Link: datedLink(f.Site, at, title, n),
+			HTML: paragraphs([]string{
+				fmt.Sprintf("The light goes earlier in %s, and the garden asks for less. Sow broad beans under a cloche, lift the last potatoes, and put the hoses away before the first frost.", month),
+				"Mend what broke in summer: the gate latch, the shed door, the chair that wobbles. A month of small repairs makes the winter shorter.",
+			}), Author: "Ruth Okafor", Published: at})
+	}
 	return f, nil
 }

@@ -3,31 +3,39 @@
 // podcast, a news site with fifty items a day, long reads with figures,
 // Arabic and Hebrew feeds, an untitled microblog, a Russian feed with a
 // 105-character title, a feed embedding a video, and three that fail:
-// 500, a dropped connection, 410 Gone from the second day), read by the
-// real feeddigest binary (`run -now`) over five simulated days, Thursday
-// 19 to Monday 23 November 2026, for three users: ada (London, daily),
-// ben (New York, weekly on Mondays, so his first digest comes on the
-// Thursday he is added) and noor (Jerusalem, daily, mostly Arabic and
-// Hebrew).
+// 500, a dropped connection, 410 Gone from the second day), and a monthly
+// column quiet all week, read by the real feeddigest binary (`run -now`)
+// over five simulated days, Thursday 19 to Monday 23 November 2026, for
+// four users: ada (London, daily), ben (New York, weekly on Mondays, so
+// his first digest comes on the Thursday he is added), noor (Jerusalem,
+// daily, mostly Arabic and Hebrew) and cy (London, weekly on Mondays,
+// the quiet column alone: a weekly digest with nothing new).
 //
 //	go run ./e2e/browsercheck/scenario -bin ./feeddigest -out /tmp/scenario
 //
-// OUT gets config.toml, state.db, outbox/, site/ and scenario.json, which
-// names the pages to look at (busy-day, first-digest, weekly,
-// weekly-first, rtl, status), relative to site/. Nothing leaves the
-// machine: the feeds are on 127.0.0.1 and the rest of their links go to
-// .example hosts that are never asked for.
+// OUT gets config.toml, state.db, outbox/, site/, email/ and
+// scenario.json, which names the pages to look at (busy-day,
+// first-digest, weekly, weekly-first, weekly-quiet, rtl, status),
+// relative to site/, and the emails' HTML parts (busy-day-email, the
+// busy day's email decoded from its .eml in outbox/), relative to OUT.
+// Nothing leaves the machine: the feeds are on 127.0.0.1 and the rest of
+// their links go to .example hosts that are never asked for.
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
 	"net"
 	"net/http"
+	"net/mail"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,7 +109,13 @@ func buildScenario(ctx context.Context, bin, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(map[string]any{"site": "site", "pages": pages}, "", "  ")
+	emails := map[string]string{}
+	for name, eml := range map[string]string{"busy-day-email": "ada-2026-11-21.eml"} {
+		if emails[name], err = writeHTMLPart(out, eml); err != nil {
+			return fmt.Errorf("email %s: %w", name, err)
+		}
+	}
+	b, err := json.MarshalIndent(map[string]any{"site": "site", "pages": pages, "emails": emails}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -154,8 +168,8 @@ func oneLine(s string) string {
 // choosePages names the pages to review, relative to site: the busy
 // day is ada's digest of Saturday 21 (a day of the news feed's fifty
 // items and every other feed's posts), the first digests are each
-// user's earliest page, the weekly one ben's latest, the RTL one noor's
-// latest.
+// user's earliest page, the weekly one ben's latest, the quiet weekly
+// one cy's latest, the RTL one noor's latest.
 func choosePages(site string) (map[string]string, error) {
 	pages := map[string]string{"status": "status.html"}
 	for name, pick := range map[string]func(string) (string, error){
@@ -163,6 +177,7 @@ func choosePages(site string) (map[string]string, error) {
 		"first-digest": func(s string) (string, error) { return datedPage(s, "ada", false) },
 		"weekly":       func(s string) (string, error) { return datedPage(s, "ben", true) },
 		"weekly-first": func(s string) (string, error) { return datedPage(s, "ben", false) },
+		"weekly-quiet": func(s string) (string, error) { return datedPage(s, "cy", true) },
 		"rtl":          func(s string) (string, error) { return datedPage(s, "noor", true) },
 	} {
 		p, err := pick(site)
@@ -213,7 +228,7 @@ contact = "https://example.org/feeddigest-scenario"
 from = "Digest <digest@example.org>"
 outbox = "outbox"
 
-# Ada follows all twelve feeds, some in folders, some not (the first of
+# Ada follows the twelve feeds but the almanac, some in folders, some not (the first of
 # those, dropped.xml, never has an entry); three fail (500, a dropped
 # connection, 410 Gone from Friday).
 [[users]]
@@ -254,6 +269,17 @@ feeds = [
   "BASE/gorod.xml",
 ]
 
+# Cy reads a monthly column once a week: his first digest comes on the
+# Thursday he is added, and Monday's has nothing new.
+[[users]]
+name = "cy"
+timezone = "Europe/London"
+email = "cy@example.org"
+digest_hour = 7
+every = "week"
+digest_day = "monday"
+feeds = ["BASE/almanac.xml"]
+
 # Noor reads mostly Arabic and Hebrew.
 [[users]]
 name = "noor"
@@ -266,4 +292,65 @@ feeds = [
   "BASE/blog.xml",
 ]
 `)
+}
+
+// writeHTMLPart decodes the HTML part of the email eml of out's outbox
+// into out/email/, as a browser opens it, and returns its path relative
+// to out.
+func writeHTMLPart(out, eml string) (string, error) {
+	f, err := os.Open(filepath.Join(out, "outbox", eml))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	msg, err := mail.ReadMessage(f)
+	if err != nil {
+		return "", err
+	}
+	body, err := htmlPart(msg.Header.Get("Content-Type"), msg.Body)
+	if err != nil {
+		return "", err
+	}
+	rel := filepath.Join("email", strings.TrimSuffix(eml, ".eml")+".html")
+	if err := os.MkdirAll(filepath.Join(out, "email"), 0o755); err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), os.WriteFile(filepath.Join(out, rel), body, 0o644)
+}
+
+// htmlPart finds the text/html part of a body of type contentType,
+// through multiparts, decoded.
+func htmlPart(contentType string, body io.Reader) ([]byte, error) {
+	media, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(media, "multipart/") {
+		return nil, fmt.Errorf("no text/html part")
+	}
+	r := multipart.NewReader(body, params["boundary"])
+	for {
+		part, err := r.NextRawPart()
+		if err != nil {
+			return nil, fmt.Errorf("no text/html part: %w", err)
+		}
+		ct := part.Header.Get("Content-Type")
+		if strings.HasPrefix(ct, "multipart/") {
+			if b, err := htmlPart(ct, part); err == nil {
+				return b, nil
+			}
+			continue
+		}
+		if !strings.HasPrefix(ct, "text/html") {
+			continue
+		}
+		var decoded io.Reader = part
+		switch strings.ToLower(part.Header.Get("Content-Transfer-Encoding")) {
+		case "quoted-printable":
+			decoded = quotedprintable.NewReader(part)
+		case "base64":
+			decoded = base64.NewDecoder(base64.StdEncoding, part)
+		}
+		return io.ReadAll(decoded)
+	}
 }

@@ -26,8 +26,8 @@ func testWorld(t *testing.T, base string) map[string]*feed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(feeds) != 12 {
-		t.Fatalf("%d feeds, want the issue's twelve", len(feeds))
+	if len(feeds) != 13 {
+		t.Fatalf("%d feeds, want the issue's twelve and a quiet one", len(feeds))
 	}
 	byPath := map[string]*feed{}
 	for _, f := range feeds {
@@ -244,8 +244,9 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	var manifest struct {
-		Site  string
-		Pages map[string]string
+		Site   string
+		Pages  map[string]string
+		Emails map[string]string
 	}
 	b, err := os.ReadFile(filepath.Join(out, "scenario.json"))
 	if err != nil {
@@ -256,7 +257,7 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 	}
 	want := map[string]string{
 		"busy-day": "ada/2026-11-21.html", "first-digest": "ada/2026-11-18.html", "weekly": "ben/2026-11-23.html",
-		"weekly-first": "ben/2026-11-16.html", "rtl": "noor/2026-11-23.html", "status": "status.html",
+		"weekly-first": "ben/2026-11-16.html", "weekly-quiet": "cy/2026-11-23.html", "rtl": "noor/2026-11-23.html", "status": "status.html",
 	}
 	for name, page := range want {
 		if manifest.Pages[name] != page {
@@ -276,9 +277,20 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 	if rtl := read(want["rtl"]); strings.Count(rtl, `lang="he"`)+strings.Count(rtl, `lang="ar"`) < 3 {
 		t.Error("noor's page is not mostly Arabic and Hebrew")
 	}
+	if quiet := read(want["weekly-quiet"]); !strings.Contains(quiet, "Nothing new") || strings.Contains(quiet, "<article") {
+		t.Error("cy's Monday digest is not a weekly digest with nothing new")
+	}
+	email, err := os.ReadFile(filepath.Join(out, manifest.Emails["busy-day-email"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if manifest.Emails["busy-day-email"] != "email/ada-2026-11-21.html" || !strings.HasPrefix(strings.ToLower(string(email)), "<!doctype html") ||
+		!strings.Contains(string(email), "Metro Wire") || strings.Contains(string(email), "=3D") {
+		t.Errorf("the busy day's email is not its HTML part, decoded (%s, %d bytes)", manifest.Emails["busy-day-email"], len(email))
+	}
 	status := read("status.html")
 	for _, path := range []string{"/blog.xml", "/news.xml", "/longreads.atom", "/podcast.xml", "/microblog.json", "/garden-ar.xml",
-		"/city-he.xml", "/gorod.xml", "/workshop.xml", "/broken.xml", "/dropped.xml", "/newsletter.xml"} {
+		"/city-he.xml", "/gorod.xml", "/workshop.xml", "/broken.xml", "/dropped.xml", "/newsletter.xml", "/almanac.xml"} {
 		if !strings.Contains(status, path) {
 			t.Errorf("status.html does not list %s", path)
 		}
