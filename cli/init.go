@@ -15,6 +15,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/internal/english"
+	"feeddigest/locale"
 )
 
 // initCmd: `feeddigest init [-config FILE] [URL...]` writes a starter
@@ -34,6 +35,7 @@ func initCmd(_ context.Context, inv *invocation) error {
 	}
 	zone, zoneSource := machineZone(os.Getenv, "/etc/localtime", "/etc/timezone")
 	s := starter{User: loginName(), Zone: zone, ZoneSource: zoneSource, Feeds: inv.args}
+	s.Language, s.LanguageFrom = machineLanguage(os.Getenv)
 	for _, u := range inv.args {
 		if onThisNetwork(u) {
 			s.Private = append(s.Private, u)
@@ -81,6 +83,10 @@ func writeNew(path, text string) error {
 // starter is what init puts in the config.
 type starter struct {
 	User, Zone, ZoneSource string
+	// Language is the language on offer the machine's locale names, ""
+	// when it names none on offer; LanguageFrom says where it looked
+	// ("LANG=fr_FR.UTF-8"), "" when nothing named a language.
+	Language, LanguageFrom string
 	Feeds                  []string
 	Private                []string // feeds on loopback or private addresses
 }
@@ -138,11 +144,12 @@ name = %[1]s
 # digest_hour (0 = midnight, the default) comes in this zone.
 timezone = %[2]s
 # digest_hour = 7
+%[6]s
 # The address the digests are written to; put yours here before setting smtp.
 email = %[4]s
 # http(s) URLs of RSS, Atom or JSON feeds, or of pages that link to one.
 feeds = [
-`, config.Quote(s.User), config.Quote(s.Zone), s.ZoneSource, config.Quote(s.User+"@localhost"), s.User)
+`, config.Quote(s.User), config.Quote(s.Zone), s.ZoneSource, config.Quote(s.User+"@localhost"), s.User, s.languageLines())
 	for _, u := range s.Feeds {
 		fmt.Fprintf(&b, "  %s,\n", config.Quote(strings.TrimSpace(u)))
 	}
@@ -153,10 +160,56 @@ feeds = [
 	return b.String()
 }
 
+// languageLines are the starter's key language: the machine's, when it
+// names a language on offer, else commented out, with the languages on
+// offer.
+func (s starter) languageLines() string {
+	var tags []string
+	for _, l := range locale.Offered() {
+		tags = append(tags, l.Tag)
+	}
+	offer := "On offer: " + strings.Join(tags, ", ") + "."
+	switch {
+	case s.Language != "":
+		return fmt.Sprintf("# The language of your digests' own words (%s). %s\nlanguage = %s", s.LanguageFrom, offer, config.Quote(s.Language))
+	case s.LanguageFrom != "":
+		return fmt.Sprintf("# The language of your digests' own words, English unless you set it: the\n# machine's (%s) is not on offer. %s\n# language = \"en\"", s.LanguageFrom, offer)
+	}
+	return fmt.Sprintf("# The language of your digests' own words, English unless you set it.\n# %s\n# language = \"en\"", offer)
+}
+
+// machineLanguage is the language on offer that the machine's locale
+// names (LC_ALL, else LC_MESSAGES, else LANG, as POSIX reads them), and
+// where it was found ("LANG=fr_FR.UTF-8"); language is "" when the
+// locale names none on offer, from is "" when no variable names a
+// language at all.
+func machineLanguage(getenv func(string) string) (language, from string) {
+	for _, name := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		tag := locale.FromEnv(v)
+		if tag == "" {
+			return "", "" // "C", "POSIX": no language named
+		}
+		from = name + "=" + v
+		if l, err := locale.Match(tag); err == nil {
+			return l.Tag(), from
+		}
+		return "", from
+	}
+	return "", ""
+}
+
 // nextSteps tells the user what init wrote and what to type next.
 func (s starter) nextSteps(inv *invocation, cfg *config.Config) {
 	w := inv.stdout
-	fmt.Fprintf(w, "Wrote %s: user %q, time zone %s (%s), %s.\n", inv.opts.config, s.User, s.Zone, s.ZoneSource, english.Count(len(s.Feeds), "feed"))
+	language := "English"
+	if s.Language != "" {
+		language = fmt.Sprintf("language %s (from %s)", s.Language, s.LanguageFrom)
+	}
+	fmt.Fprintf(w, "Wrote %s: user %q, time zone %s (%s), %s, %s.\n", inv.opts.config, s.User, s.Zone, s.ZoneSource, language, english.Count(len(s.Feeds), "feed"))
 	if len(s.Private) > 0 {
 		fmt.Fprintf(w, "allow_private_networks = true: %s is on this machine or a private network.\n", s.Private[0])
 	}

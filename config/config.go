@@ -25,6 +25,7 @@ import (
 
 	"feeddigest/domain"
 	"feeddigest/internal/english"
+	"feeddigest/locale"
 )
 
 // Defaults of the optional keys.
@@ -66,6 +67,7 @@ type (
 		SiteURL   value[string]  `toml:"site_url"`
 		Retention value[string]  `toml:"retention"`
 		Intro     value[string]  `toml:"intro"`
+		Language  value[string]  `toml:"language"`
 		PerFeed   value[int64]   `toml:"max_entries_per_feed"`
 		Fetch     toml.Primitive `toml:"fetch"`
 		Email     toml.Primitive `toml:"email"`
@@ -100,6 +102,7 @@ type (
 		Every      value[string] `toml:"every"`
 		DigestDay  value[string] `toml:"digest_day"`
 		Intro      value[string] `toml:"intro"`
+		Language   value[string] `toml:"language"`
 		Feeds      value[any]    `toml:"feeds"` // URLs and tables, checked by hand
 		Mute       value[any]    `toml:"mute"`  // rules, checked by hand
 		Keep       value[any]    `toml:"keep"`
@@ -460,6 +463,7 @@ func (p *parser) top(d *document) {
 	c.SiteURL, _ = parsed(p, d.SiteURL, "site_url", siteURL)
 	c.Retention = p.duration(d.Retention, "retention", DefaultRetention)
 	c.Intro, _ = get(p, d.Intro, "intro")
+	c.Language, c.Lang = p.language(d.Language, "language", "language", locale.English())
 	c.MaxEntriesPerFeed = p.integer(d.PerFeed, "max_entries_per_feed", "max_entries_per_feed", 1, MaxEntriesPerFeed, DefaultMaxEntriesPerFeed)
 	p.fetch(d.Fetch)
 	p.email(d.Email)
@@ -828,6 +832,7 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 	u.DigestHour = p.integer(t.DigestHour, base+".digest_hour", who+": digest_hour", 0, 23, 0)
 	p.rhythm(base, who, t, &u)
 	u.Intro, _ = get(p, t.Intro, base+".intro")
+	u.Language, u.Lang = p.language(t.Language, base+".language", who+": language", p.c.Lang)
 	u.FullEntries = p.integer(t.Full, base+".full_entries", who+": full_entries", 1, MaxFullEntries, DefaultFullEntries)
 	var written []writtenFeed
 	u.Feeds, written = p.feeds(base, who, t.Feeds.raw)
@@ -843,6 +848,23 @@ func (p *parser) user(base string, t *userTable) (u User, ok bool) {
 		p.warnf(at, "%s has no feeds: their digests will be empty (add feed URLs to feeds)", who)
 	}
 	return u, ok
+}
+
+// language reads the key language at path (what names it in messages),
+// a BCP 47 tag matched against the languages on offer; def when unset
+// or wrong (a wrong one is an error that names the languages on offer,
+// or the tag a malformed one most likely means).
+func (p *parser) language(f value[string], path, what string, def *locale.Locale) (string, *locale.Locale) {
+	tag, ok := get(p, f, path)
+	if !ok || strings.TrimSpace(tag) == "" {
+		return "", def
+	}
+	l, err := locale.Match(tag)
+	if err != nil {
+		p.errorf(path, "%s: %v", what, err)
+		return tag, def
+	}
+	return tag, l
 }
 
 // rhythm reads a user's every and digest_day.

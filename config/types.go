@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/locale"
 	"feeddigest/rules"
 )
 
@@ -21,9 +22,14 @@ type Config struct {
 	SiteURL   string        // optional absolute http(s) URL ending in "/" (key "site_url")
 	Retention time.Duration // key "retention", default 60 days; e.g. "60d", "1440h"
 	Intro     string        // optional Markdown shown atop every digest (key "intro")
-	Fetch     Fetch
-	Email     Email
-	Users     []User
+	// Language is the key language as written (a BCP 47 tag, "" when
+	// unset), Lang the language on offer it matches: the digests' own
+	// words for the users who choose none. English when unset.
+	Language string
+	Lang     *locale.Locale
+	Fetch    Fetch
+	Email    Email
+	Users    []User
 	// MaxEntriesPerFeed is how many of a feed's entries a digest lists
 	// (key "max_entries_per_feed", default 50); it says how many more
 	// there are and links to the feed's site.
@@ -129,8 +135,13 @@ type User struct {
 	Every      Rhythm         // key "every": Daily (default) or Weekly
 	DigestDay  time.Weekday   // key "digest_day", a weekly user's day; default Monday
 	Intro      string         // optional per-user Markdown (key "intro")
-	Feeds      []Subscription // in config order, each URL once (the first wins); never nil
-	Rules      rules.Set      // keys "mute" and "keep": the user's rules, for every feed of theirs
+	// Language is the user's key language as written ("" when unset),
+	// Lang the language of their digests: theirs, else the top-level
+	// one, else English. Never nil.
+	Language string
+	Lang     *locale.Locale
+	Feeds    []Subscription // in config order, each URL once (the first wins); never nil
+	Rules    rules.Set      // keys "mute" and "keep": the user's rules, for every feed of theirs
 	// FullEntries (key full_entries) is how many of a feed's entries a
 	// digest shows in full (the rest as a compact list of titles), and how
 	// many a poll of a full_text feed fetches whole.
