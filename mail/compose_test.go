@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"bytes"
+	"feeddigest/locale"
 	"fmt"
 	netmail "net/mail"
 	"path/filepath"
@@ -172,14 +173,16 @@ func TestEmailStaysUnderTheSizeBound(t *testing.T) {
 	if !strings.Contains(text, "Entry 0-0 ") || strings.Contains(text, "Entry 39-49 ") {
 		t.Error("the email does not keep the first entries")
 	}
-	note := fmt.Sprintf("This email had room for the first %d entries. The other %d are on this digest's page.", kept, 2000-kept)
+	// Counts are written as the reader's language writes numbers: 1,607.
+	en := locale.English()
+	note := fmt.Sprintf("This email had room for the first %s entries. The other %s are on this digest's page.", en.Number(kept), en.Number(2000-kept))
 	if !strings.Contains(strings.Join(strings.Fields(text), " "), note) {
 		t.Errorf("the plain text does not say %q", note)
 	}
 	if !strings.Contains(text, "https://example.org/digest/ada/2020-11-22.html") {
 		t.Error("the plain text does not link the page")
 	}
-	if !strings.Contains(page, fmt.Sprintf("This email had room for the first %d entries. The other %d are on <a href=\"https://example.org/digest/ada/2020-11-22.html\"", kept, 2000-kept)) {
+	if !strings.Contains(page, fmt.Sprintf("This email had room for the first %s entries. The other %s are on <a href=\"https://example.org/digest/ada/2020-11-22.html\"", en.Number(kept), en.Number(2000-kept))) {
 		t.Error("the HTML part does not say where the rest is")
 	}
 	if strings.Contains(text, "Nothing new") || strings.Contains(page, "Nothing new") {

@@ -109,7 +109,7 @@ func (b *Builder) writePending(ctx context.Context, pub *output.Publisher, pendi
 		if err != nil {
 			return written, err
 		}
-		pagers[digestKey(d.User, d.Date)] = render.Pager{Prev: rd.Prev, Next: rd.Next}
+		pagers[digestKey(d.User, d.Date)] = render.Pager{Prev: rd.Prev, Next: rd.Next, Lang: u.Lang}
 		if next.Date == "" {
 			written[d.User] = writtenPage{date: d.Date, body: body, titles: titlesOnly(rd)}
 		}
@@ -239,7 +239,7 @@ func refOf(d domain.Digest, u config.User) render.DigestRef {
 		return render.DigestRef{}
 	}
 	return render.DigestRef{Date: d.Date, Entries: d.EntryCount, BuiltAt: d.BuiltAt,
-		Weekly: u.Every == config.Weekly, Since: d.Since, Location: u.Location}
+		Weekly: u.Every == config.Weekly, Since: d.Since, Location: u.Location, Lang: u.Lang}
 }
 
 func neighbours(all []domain.Digest, date string) (prev, next domain.Digest) {
@@ -291,7 +291,7 @@ func (b *Builder) linkNext(ctx context.Context, pub *output.Publisher, prev doma
 		return nil // none, or one this pass renders with its neighbours
 	}
 	before, after := neighbours(all, prev.Date)
-	was, now := render.Pager{Prev: refOf(before, u)}, render.Pager{Prev: refOf(before, u), Next: refOf(after, u)}
+	was, now := render.Pager{Prev: refOf(before, u), Lang: u.Lang}, render.Pager{Prev: refOf(before, u), Next: refOf(after, u), Lang: u.Lang}
 	if w, ok := pagers[digestKey(prev.User, prev.Date)]; ok {
 		// Written in this pass: with its neighbours as they are now
 		// (relinked, the pager would show twice), or as they were.
@@ -521,7 +521,7 @@ func (b *Builder) digestOf(ctx context.Context, d domain.Digest, u config.User, 
 	if err := b.lookUpNames(ctx, feeds, d, u, entries); err != nil {
 		return render.Digest{}, err
 	}
-	out := render.Digest{User: d.User, Email: u.Email, Date: d.Date, Location: u.Location, Since: d.Since, BuiltAt: d.BuiltAt,
+	out := render.Digest{User: d.User, Lang: u.Lang, Email: u.Email, Date: d.Date, Location: u.Location, Since: d.Since, BuiltAt: d.BuiltAt,
 		Unsubscribe: b.cfg.Email.UnsubscribeFor(d.User), Weekly: u.Every == config.Weekly, LeftOut: d.LeftOut, LeftOutTitles: d.LeftOutTitles}
 	intro, err := render.IntroHTML(b.cfg.Intro, u.Intro)
 	if err != nil {

@@ -35,7 +35,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *output.Publisher, u c
 			recent = append(recent, newest.titles)
 			continue
 		}
-		if kept.Keeps(u.Name, site, d.Date, d.BuiltAt) {
+		if kept.Keeps(u.Name, u.Lang, site, d.Date, d.BuiltAt) {
 			recent = append(recent, render.Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt})
 			continue
 		}
@@ -49,7 +49,7 @@ func (b *Builder) writeUserIndex(ctx context.Context, pub *output.Publisher, u c
 		return fmt.Errorf("render index of %s: %w", u.Name, err)
 	}
 	err = pub.UserFeed(u.Name, streamed(func(w io.Writer) error {
-		return render.WriteAtomFeedKeeping(w, u.Name, site, recent, b.now, kept)
+		return render.WriteAtomFeedKeeping(w, u.Name, u.Lang, site, recent, b.now, kept)
 	}))
 	if err != nil {
 		return fmt.Errorf("render feed of %s: %w", u.Name, err)
@@ -94,7 +94,7 @@ func (b *Builder) writeIndexPage(ctx context.Context, pub *output.Publisher, u c
 		latest = &rd
 	}
 	return pub.UserIndex(user, streamed(func(w io.Writer) error {
-		return render.WriteIndex(w, user, latest, archive)
+		return render.WriteIndex(w, user, u.Lang, latest, archive)
 	}))
 }
 

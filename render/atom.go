@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"feeddigest/ingest"
+	"feeddigest/locale"
 )
 
 // MaxFeedDigests bounds feed.xml: a reader needs the recent days, and the
@@ -19,7 +20,10 @@ import (
 const MaxFeedDigests = 10
 
 type atomFeed struct {
-	XMLName   xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
+	// Lang is the language of the feed's own words (xml:lang): the
+	// digests' titles and summaries are worded in the user's.
+	Lang      string      `xml:"http://www.w3.org/XML/1998/namespace lang,attr,omitempty"`
 	ID        string      `xml:"id"`
 	Title     string      `xml:"title"`
 	Updated   string      `xml:"updated"`
@@ -45,6 +49,9 @@ type atomEntry struct {
 	Updated string      `xml:"updated"`
 	Link    atomLink    `xml:"link"`
 	Content atomContent `xml:"content"`
+	// lang is the language of the feed.xml the entry was read from: an
+	// entry in another language than the user's now is made anew.
+	lang string
 }
 
 type atomContent struct {
@@ -102,15 +109,16 @@ func (s AtomSite) uuidURN(name string) string {
 // first, each summarising its digest (feed names and display titles) and
 // linking to its page. Entry ids depend only on the site, user and date,
 // so a rebuilt feed does not show old digests as new.
-func AtomFeed(user string, site AtomSite, digests []Digest, updated time.Time) ([]byte, error) {
+func AtomFeed(user string, l *locale.Locale, site AtomSite, digests []Digest, updated time.Time) ([]byte, error) {
 	var buf bytes.Buffer
-	err := WriteAtomFeed(&buf, user, site, digests, updated)
+	err := WriteAtomFeed(&buf, user, l, site, digests, updated)
 	return buf.Bytes(), err
 }
 
-// WriteAtomFeed writes the feed of AtomFeed to w.
-func WriteAtomFeed(w io.Writer, user string, site AtomSite, digests []Digest, updated time.Time) error {
-	return WriteAtomFeedKeeping(w, user, site, digests, updated, nil)
+// WriteAtomFeed writes the feed of AtomFeed to w, in the user's language
+// l.
+func WriteAtomFeed(w io.Writer, user string, l *locale.Locale, site AtomSite, digests []Digest, updated time.Time) error {
+	return WriteAtomFeedKeeping(w, user, l, site, digests, updated, nil)
 }
 
 // AtomEntries are the entries of a feed.xml written before, by id: a
@@ -129,6 +137,10 @@ func ReadAtomEntries(r io.Reader) AtomEntries {
 	}
 	out := make(AtomEntries, len(f.Entries))
 	for _, e := range f.Entries {
+		e.lang = f.Lang
+		if e.lang == "" {
+			e.lang = locale.English().Tag() // written before feeds said their language
+		}
 		out[e.ID] = e
 	}
 	return out
@@ -139,22 +151,23 @@ func ReadAtomEntries(r io.Reader) AtomEntries {
 // anew, so that the feed stops announcing the week to come.
 const oldWeeklyTitle = "Digest for the week of "
 
-// Keeps says whether the feed of user at siteURL can copy the entry of
-// the digest of date built at built (see AtomEntries): one written for
-// the same digest (same id and build time) and the same site. A digest
-// whose build time is unknown is always made anew.
-func (k AtomEntries) Keeps(user string, site AtomSite, date string, built time.Time) bool {
-	_, ok := k.kept(user, site, date, built)
+// Keeps says whether the feed of user at siteURL, in the user's language
+// l, can copy the entry of the digest of date built at built (see
+// AtomEntries): one written for the same digest (same id and build
+// time), the same site and in the same language. A digest whose build
+// time is unknown is always made anew.
+func (k AtomEntries) Keeps(user string, l *locale.Locale, site AtomSite, date string, built time.Time) bool {
+	_, ok := k.kept(user, l, site, date, built)
 	return ok
 }
 
-func (k AtomEntries) kept(user string, site AtomSite, date string, built time.Time) (atomEntry, bool) {
+func (k AtomEntries) kept(user string, l *locale.Locale, site AtomSite, date string, built time.Time) (atomEntry, bool) {
 	if built.IsZero() {
 		return atomEntry{}, false
 	}
 	e, ok := k[site.entryID(user, date)]
 	if !ok || e.Updated != built.UTC().Format(time.RFC3339) || e.Link.Href != digestHref(site.URL, user, date) ||
-		strings.HasPrefix(e.Title, oldWeeklyTitle) {
+		strings.HasPrefix(e.Title, oldWeeklyTitle) || e.lang != l.Tag() {
 		return atomEntry{}, false
 	}
 	return e, true
@@ -162,11 +175,12 @@ func (k AtomEntries) kept(user string, site AtomSite, date string, built time.Ti
 
 // WriteAtomFeedKeeping is WriteAtomFeed copying the entries that kept
 // Keeps: their digests need no more than their Date and BuiltAt.
-func WriteAtomFeedKeeping(w io.Writer, user string, site AtomSite, digests []Digest, updated time.Time, kept AtomEntries) error {
+func WriteAtomFeedKeeping(w io.Writer, user string, l *locale.Locale, site AtomSite, digests []Digest, updated time.Time, kept AtomEntries) error {
 	siteURL := site.URL
 	f := atomFeed{
+		Lang:      l.Tag(),
 		ID:        site.feedID(user),
-		Title:     "Digests of " + user,
+		Title:     l.T("digest.user_digests", "User", user),
 		Updated:   updated.UTC().Format(time.RFC3339),
 		Author:    atomPerson{Name: "feeddigest"},
 		Generator: "feeddigest",
@@ -179,10 +193,11 @@ func WriteAtomFeedKeeping(w io.Writer, user string, site AtomSite, digests []Dig
 		}
 	}
 	for _, d := range newestDigests(digests) {
-		if e, ok := kept.kept(user, site, d.Date, d.BuiltAt); ok {
+		if e, ok := kept.kept(user, l, site, d.Date, d.BuiltAt); ok {
 			f.Entries = append(f.Entries, e)
 			continue
 		}
+		d.Lang = l
 		e, err := newAtomEntry(user, site, d, updated)
 		if err != nil {
 			return err
@@ -216,7 +231,7 @@ func newAtomEntry(user string, site AtomSite, d Digest, updated time.Time) (atom
 	if err != nil {
 		return atomEntry{}, err
 	}
-	summary, err := execPage("atom-summary", v)
+	summary, err := execPage(v.L, "atom-summary", v)
 	if err != nil {
 		return atomEntry{}, err
 	}
@@ -254,7 +269,7 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: digest of %q: bad date %q: %w", d.User, d.Date, err)
 	}
-	v := &digestView{User: d.User, Date: d.Date, Day: day, Title: digestTitle(d, day)}
+	v := &digestView{L: d.Lang, User: d.User, Date: d.Date, Day: day, Title: digestTitle(d, day)}
 	for _, g := range inFolderOrder(d.Groups) {
 		gv := groupView{Name: feedName(g.FeedName, g.FeedURL), More: max(g.More, 0)}
 		for _, e := range g.Entries {
@@ -268,5 +283,19 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 		v.Count += len(gv.Entries) + gv.More
 	}
 	v.Notices, v.Problems, v.ProblemCount = noticesAndProblems(d, zone(d))
+	v.AtomSummary = atomSummary(d.Lang, v)
 	return v, nil
+}
+
+// atomSummary is the line atop a digest's Atom entry: how many entries,
+// feed changes and feeds that could not be read.
+func atomSummary(l *locale.Locale, v *digestView) string {
+	parts := []string{l.T("atom.entries", "Count", v.Count)}
+	if n := len(v.Notices); n > 0 {
+		parts = append(parts, l.T("atom.feed_changes", "Count", n))
+	}
+	if n := len(v.Problems); n > 0 {
+		parts = append(parts, l.T("problem.count_unread", "Count", n))
+	}
+	return l.T("text.sentence", "Text", strings.Join(parts, l.T("text.list_separator")))
 }

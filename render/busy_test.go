@@ -126,8 +126,8 @@ func TestContentsCountWhatTheSectionHolds(t *testing.T) {
 	}{
 		{1, 0, "1 entry"}, {12, 0, "12 entries"}, {12, 38, "12 of 50 entries"}, {1, 1, "1 of 2 entries"}, {0, 3, "0 of 3 entries"},
 	} {
-		if got := sectionCount(tt.listed, tt.more); got != tt.want {
-			t.Errorf("sectionCount(%d, %d) = %q, want %q", tt.listed, tt.more, got, tt.want)
+		if got := sectionCount(nil, tt.listed, tt.more); got != tt.want {
+			t.Errorf("sectionCount(nil, %d, %d) = %q, want %q", tt.listed, tt.more, got, tt.want)
 		}
 	}
 }

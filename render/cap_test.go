@@ -30,7 +30,7 @@ func TestMoreEntriesLineOnPageAndEmail(t *testing.T) {
 	if !strings.Contains(e.HTML, `…and 450 more entries at <a href="https://blog.example.org/"`) {
 		t.Error("the HTML part does not say how many more")
 	}
-	atom, err := AtomFeed("ada", testSite, []Digest{d}, d.BuiltAt)
+	atom, err := AtomFeed("ada", nil, testSite, []Digest{d}, d.BuiltAt)
 	if err != nil {
 		t.Fatal(err)
 	}

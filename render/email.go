@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"feeddigest/ingest"
-	"feeddigest/internal/english"
+	"feeddigest/locale"
 )
 
 // ErrNoRecipient is returned by DigestEmail for a user without an email
@@ -66,11 +66,12 @@ func DigestEmail(d Digest, from, siteURL string) (*EmailDraft, error) {
 	if err != nil {
 		return nil, err
 	}
-	period := v.Day.Format(subjectDayLayout)
+	l := d.Lang
+	period := l.Date(v.Day, locale.Weekday)
 	if d.Weekly {
-		period = daysCovered(v.Day, d.Since, d.BuiltAt, zone(d)).shortLabel()
+		period = daysCovered(v.Day, d.Since, d.BuiltAt, zone(d)).shortLabel(l)
 	}
-	v.Subject = "Your digest for " + period + ": " + v.howMuch()
+	v.Subject = l.T("email.subject", "Period", period, "HowMuch", v.howMuch())
 	v.Preheader = v.headlines()
 	v.WebURL = siteFile(siteURL, d.User, d.Date+".html")
 	v.Footer = newFooter(d, from)
@@ -91,12 +92,11 @@ type emailFooter struct {
 }
 
 func newFooter(d Digest, from string) emailFooter {
-	rhythm := "daily"
+	why := "email.why_daily"
 	if d.Weekly {
-		rhythm = "weekly"
+		why = "email.why_weekly"
 	}
-	f := emailFooter{Why: fmt.Sprintf("You get this %s digest of the feeds you follow as “%s”.", rhythm, d.User),
-		Unsubscribe: unsubscribeURL(d.Unsubscribe)}
+	f := emailFooter{Why: d.Lang.T(why, "User", d.User), Unsubscribe: unsubscribeURL(d.Unsubscribe)}
 	if f.Unsubscribe == "" {
 		f.Sender = from
 		if a, err := netmail.ParseAddress(from); err == nil {
@@ -110,10 +110,11 @@ func newFooter(d Digest, from string) emailFooter {
 // address to link: its path among the pages written, which the reader of
 // an email cut short can open on the machine that runs feeddigest.
 func (v *digestView) PageWhere() string {
+	page := v.L.T("email.this_page")
 	if v.WebURL != "" {
-		return ""
+		return page
 	}
-	return " (" + v.User + "/" + v.Date + ".html among the pages feeddigest writes)"
+	return v.L.T("email.page_where", "Page", page, "Path", v.User+"/"+v.Date+".html")
 }
 
 // Entries is the number of entries the whole email lists.
@@ -129,11 +130,11 @@ func (e *EmailDraft) FirstEntries(n int) (Email, error) {
 	if n < v.listed() {
 		v = v.firstEntries(max(n, 0))
 	}
-	text, err := execText("email.txt", v)
+	text, err := execText(v.L, "email.txt", v)
 	if err != nil {
 		return Email{}, err
 	}
-	page, err := execPage("email.html", v)
+	page, err := execPage(v.L, "email.html", v)
 	if err != nil {
 		return Email{}, err
 	}
@@ -195,15 +196,16 @@ func unsubscribeURL(s string) string {
 // howMuch is what the subject says of the digest: "12 new from 5
 // feeds", "nothing new", and how many feeds could not be read.
 func (v *digestView) howMuch() string {
-	s := "nothing new"
+	l := v.L
+	s := l.T("email.nothing_new")
 	if v.Count > 0 {
-		s = fmt.Sprintf("%d new from %s", v.Count, english.Count(len(v.Groups), "feed"))
+		s = l.T("email.how_much", "New", l.T("email.new", "Count", v.Count), "FromFeeds", l.T("count.from_feeds", "Count", len(v.Groups)))
 	}
 	// A problem named before is a reminder in the digest, never again in
 	// the Subject: a reader who cannot fix a feed is not told of it there
 	// every morning.
 	if n := v.newProblems(); n > 0 {
-		s += fmt.Sprintf(", %s could not be read", english.Count(n, "feed"))
+		s = l.T("email.with_problems", "HowMuch", s, "Problems", l.T("problem.count_unread", "Count", n))
 	}
 	return s
 }
@@ -249,7 +251,7 @@ func (v *digestView) headlines() string {
 		for _, p := range v.Problems {
 			names = append(names, p.FeedName)
 		}
-		s = "Could not read: " + strings.Join(names, ", ")
+		s = v.L.T("text.label", "Label", v.L.T("problem.heading"), "Value", strings.Join(names, v.L.T("text.list_separator")))
 	}
 	// Mail clients show it as plain text in the list of messages, where
 	// no element contains a title's bidirectional override.

@@ -1,15 +1,14 @@
 package render
 
 import (
-	"fmt"
+	"math"
 	"path"
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"feeddigest/domain"
 	"feeddigest/ingest"
+	"feeddigest/locale"
 )
 
 // enclosureView is a file an entry carries, as a link: its text says what
@@ -21,19 +20,21 @@ type enclosureView struct {
 	// player (no script, nothing fetched before the reader presses
 	// play); "" for other files.
 	Audio string
+	text  string
 }
 
 // Text is the enclosure's line in the plain-text email.
-func (e enclosureView) Text() string { return e.Label + ": " + e.URL }
+func (e enclosureView) Text() string { return e.text }
 
-func newEnclosureViews(encs []domain.Enclosure) []enclosureView {
+func newEnclosureViews(l *locale.Locale, encs []domain.Enclosure) []enclosureView {
 	var out []enclosureView
 	for _, e := range encs {
 		link := safeLink(e.URL)
 		if link == "" {
 			continue
 		}
-		v := enclosureView{URL: link, Label: EnclosureLabel(e)}
+		v := enclosureView{URL: link, Label: EnclosureLabel(l, e)}
+		v.text = l.T("text.label", "Label", v.Label, "Value", link)
 		if mime := typeOf(e); strings.HasPrefix(mime, "audio/") {
 			v.Audio = mime
 		}
@@ -42,32 +43,51 @@ func newEnclosureViews(encs []domain.Enclosure) []enclosureView {
 	return out
 }
 
-// EnclosureLabel names a file in words: its kind from its MIME type (or,
-// without one, its name's extension), then what is known of its format,
-// playing time and size: "Audio (MP3, 1 h 02 min, 28 MB)", "Video
-// (WebM)", "PDF (2.1 MB)". A file of no known kind goes by its name.
-func EnclosureLabel(e domain.Enclosure) string {
+// EnclosureLabel names a file in words of the reader's language l: its
+// kind from its MIME type (or, without one, its name's extension), then
+// what is known of its format, playing time and size: "Audio (MP3, 1 h
+// 02 min, 28 MB)", "Video (WebM)", "PDF (2.1 MB)". A file of no known
+// kind goes by its name.
+func EnclosureLabel(l *locale.Locale, e domain.Enclosure) string {
 	kind, format := kindOf(typeOf(e))
 	var details []string
 	if format != "" {
 		details = append(details, format)
 	}
 	if kind == "" {
-		kind = "File"
+		kind = "file.any"
 		if name := path.Base(urlPath(e.URL)); name != "." && name != "/" && name != "" {
 			details = append(details, ingest.ShortName(name))
 		}
 	}
 	if e.Duration > 0 {
-		details = append(details, playingTime(e.Duration))
+		details = append(details, playingTime(l, e.Duration))
 	}
 	if e.Length > 0 {
-		details = append(details, humanize.Bytes(uint64(e.Length)))
+		details = append(details, fileSize(l, e.Length))
 	}
 	if len(details) == 0 {
-		return kind
+		return l.T(kind)
 	}
-	return kind + " (" + strings.Join(details, ", ") + ")"
+	return l.T("file.details", "Kind", l.T(kind), "Details", strings.Join(details, l.T("text.list_separator")))
+}
+
+// fileSize is a file's size as people read it, in SI units (as
+// go-humanize writes them): "42 MB", "2.1 MB", "900 B".
+func fileSize(l *locale.Locale, n int64) string {
+	units := []string{"file.bytes", "file.kilobytes", "file.megabytes", "file.gigabytes"}
+	size, unit := float64(n), 0
+	for size >= 1000 && unit < len(units)-1 {
+		size /= 1000
+		unit++
+	}
+	if unit == 0 {
+		return l.T(units[0], "Size", l.Number(int(n)))
+	}
+	if size >= 10 {
+		return l.T(units[unit], "Size", l.Number(int(math.Round(size))))
+	}
+	return l.T(units[unit], "Size", l.Decimal(size))
 }
 
 // typeOf is the enclosure's MIME type in lower case, without
@@ -98,33 +118,34 @@ var byExtension = map[string]string{
 	".pdf": "application/pdf",
 }
 
-// kindOf is what a reader calls a file of the MIME type, and its format
-// when that says more; kind is "" for a type of no known kind.
+// kindOf is what a reader calls a file of the MIME type (the message id
+// of its name), and its format when that says more; kind is "" for a
+// type of no known kind.
 func kindOf(mime string) (kind, format string) {
 	top, _, _ := strings.Cut(mime, "/")
 	switch {
 	case mime == "application/pdf":
-		return "PDF", ""
+		return "file.pdf", ""
 	case top == "audio":
-		return "Audio", formats[mime]
+		return "file.audio", formats[mime]
 	case top == "video":
-		return "Video", formats[mime]
+		return "file.video", formats[mime]
 	case top == "image":
-		return "Image", ""
+		return "file.image", ""
 	}
 	return "", ""
 }
 
 // playingTime is "34 min", "1 h 02 min", or "45 s" for less than a minute.
-func playingTime(d time.Duration) string {
+func playingTime(l *locale.Locale, d time.Duration) string {
 	if d < time.Minute {
-		return fmt.Sprintf("%d s", int(d/time.Second))
+		return l.T("file.seconds", "Number", int(d/time.Second))
 	}
 	minutes := int(d.Round(time.Minute) / time.Minute)
 	if minutes < 60 {
-		return fmt.Sprintf("%d min", minutes)
+		return l.T("file.minutes", "Number", minutes)
 	}
-	return fmt.Sprintf("%d h %02d min", minutes/60, minutes%60)
+	return l.T("file.hours_minutes", "Hours", minutes/60, "Minutes", l.Padded(minutes%60, 2))
 }
 
 // urlPath is the path of the URL s, "" when it has none.

@@ -28,8 +28,8 @@ func TestEnclosureLabel(t *testing.T) {
 		{domain.Enclosure{URL: "https://a.example/"}, "File"},
 	}
 	for _, tt := range tests {
-		if got := EnclosureLabel(tt.in); got != tt.want {
-			t.Errorf("EnclosureLabel(%+v) = %q, want %q", tt.in, got, tt.want)
+		if got := EnclosureLabel(nil, tt.in); got != tt.want {
+			t.Errorf("EnclosureLabel(nil, %+v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -105,7 +105,7 @@ func TestGoldenIndex(t *testing.T) {
 		{Date: "2020-11-22", Entries: 3},
 		{Date: "2020-11-21", Entries: 0},
 	}
-	got, err := IndexPage("ada", &d, archive)
+	got, err := IndexPage("ada", nil, &d, archive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestGoldenIndex(t *testing.T) {
 }
 
 func TestGoldenIndexWithoutDigest(t *testing.T) {
-	got, err := IndexPage("bob", nil, nil)
+	got, err := IndexPage("bob", nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestGoldenStatus(t *testing.T) {
 }
 
 func TestGoldenAtom(t *testing.T) {
-	got, err := AtomFeed("ada", AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
+	got, err := AtomFeed("ada", nil, AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), goldenDigest(t)}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ func TestUserPagesLinkTheirFeedIconAndNeighbours(t *testing.T) {
 	d := sampleDigest(t)
 	d.Prev, d.Next = DigestRef{Date: "2020-11-21"}, DigestRef{Date: "2020-11-23"}
 	doc, _ := digestDoc(t, d)
-	index, err := IndexPage("ada", &d, nil)
+	index, err := IndexPage("ada", nil, &d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

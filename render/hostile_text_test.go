@@ -42,12 +42,12 @@ func TestPagesCarryNoControls(t *testing.T) {
 				t.Errorf("the page lost %q", want)
 			}
 		}
-		index, err := IndexPage(d.User, &d, []DigestRef{{Date: d.Date, Entries: 2, BuiltAt: d.BuiltAt}})
+		index, err := IndexPage(d.User, nil, &d, []DigestRef{{Date: d.Date, Entries: 2, BuiltAt: d.BuiltAt}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		htmltest.CheckNoDirt(t, "the index", index)
-		atom, err := AtomFeed(d.User, AtomSite{URL: "https://example.org/digest/"}, []Digest{d}, d.BuiltAt)
+		atom, err := AtomFeed(d.User, nil, AtomSite{URL: "https://example.org/digest/"}, []Digest{d}, d.BuiltAt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -108,7 +108,7 @@ func TestLinksMentionedTopTen(t *testing.T) {
 func linksMentioned(d Digest) []HostCount {
 	var src []linkSource
 	for _, g := range d.Groups {
-		_, s := newGroupView(g, time.UTC)
+		_, s := newGroupView(nil, g, time.UTC)
 		src = append(src, s...)
 	}
 	return linkGraph(src)

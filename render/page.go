@@ -14,6 +14,7 @@ import (
 	"feeddigest/domain"
 	"feeddigest/ingest"
 	"feeddigest/internal/english"
+	"feeddigest/locale"
 )
 
 // DigestPage renders SITE/<user>/<date>.html: one day's digest, grouped by
@@ -44,11 +45,12 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 		return PageBody{}, err
 	}
 	cw := &CountingWriter{W: w}
-	if err := pageTemplates.ExecuteTemplate(cw, "digest-top", v); err != nil {
+	pages := pagesIn(v.L)
+	if err := pages.ExecuteTemplate(cw, "digest-top", v); err != nil {
 		return PageBody{}, err
 	}
-	body := PageBody{Offset: cw.N, head: &digestView{User: v.User, Date: v.Date, Day: v.Day, Title: v.Title, Built: v.Built, Zone: v.Zone}}
-	if err := pageTemplates.ExecuteTemplate(cw, "digest-body", v); err != nil {
+	body := PageBody{Offset: cw.N, head: &digestView{L: v.L, User: v.User, Date: v.Date, Day: v.Day, Title: v.Title, Built: v.Built, Zone: v.Zone}}
+	if err := pages.ExecuteTemplate(cw, "digest-body", v); err != nil {
 		return PageBody{}, err
 	}
 	if err := v.streamErr(); err != nil {
@@ -56,7 +58,7 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 	}
 	body.Links = v.PageLinks()
 	body.Length = cw.N - body.Offset
-	if err := pageTemplates.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
+	if err := pages.ExecuteTemplate(cw, "digest-bottom", v); err != nil {
 		return PageBody{}, err
 	}
 	return body, nil
@@ -68,8 +70,12 @@ func WriteDigestPage(w io.Writer, d Digest) (PageBody, error) {
 var ErrNoPager = errors.New("render: the page does not end with the expected pager")
 
 // Pager is what a digest page links: the digests before and after it
-// (Date "" for none), named as the archive names them.
-type Pager struct{ Prev, Next DigestRef }
+// (Date "" for none), named as the archive names them, in the page's
+// language Lang (nil: English).
+type Pager struct {
+	Prev, Next DigestRef
+	Lang       *locale.Locale
+}
 
 // pageEnd is where a digest page's pager ends: what follows is the end of
 // its main element and its footer, which says nothing a feed wrote.
@@ -117,7 +123,7 @@ func RelinkPage(w io.Writer, page io.ReaderAt, size int64, was, now Pager) error
 // pagerHTML is the pager of a digest page as WriteDigestPage writes it.
 func pagerHTML(p Pager) ([]byte, error) {
 	var b bytes.Buffer
-	err := pageTemplates.ExecuteTemplate(&b, "digest-pager", &digestView{Prev: newDateLink(p.Prev), Next: newDateLink(p.Next)})
+	err := pagesIn(p.Lang).ExecuteTemplate(&b, "digest-pager", &digestView{L: p.Lang, Prev: newDateLink(p.Prev.in(p.Lang)), Next: newDateLink(p.Next.in(p.Lang))})
 	return b.Bytes(), err
 }
 
@@ -142,14 +148,16 @@ func WriteIndexPage(w io.Writer, user string, newest PageBody, body io.Reader, a
 	if newest.head == nil {
 		return errors.New("render: index of " + user + ": no digest page written")
 	}
-	v := indexView{Title: newest.head.Title, User: user, Digest: newest.head, Archive: archiveItems(archive)}
-	if err := pageTemplates.ExecuteTemplate(w, "index-top", v); err != nil {
+	l := newest.head.L
+	v := indexView{Title: newest.head.Title, User: user, Digest: newest.head, Archive: archiveItems(l, archive)}
+	pages := pagesIn(l)
+	if err := pages.ExecuteTemplate(w, "index-top", v); err != nil {
 		return err
 	}
 	if n, err := io.Copy(w, io.LimitReader(body, newest.Length)); err != nil || n != newest.Length {
 		return fmt.Errorf("render: index of %s: copy the digest's body: %d of %d bytes: %v", user, n, newest.Length, err)
 	}
-	return pageTemplates.ExecuteTemplate(w, "index-bottom", v)
+	return pages.ExecuteTemplate(w, "index-bottom", v)
 }
 
 // indexView is the data of SITE/<user>/index.html.
@@ -175,27 +183,30 @@ type archiveItem struct {
 	Entries     int
 }
 
-// IndexPage renders SITE/<user>/index.html: the newest digest (nil when
-// there is none yet) followed by the archive, newest first.
-func IndexPage(user string, newest *Digest, archive []DigestRef) ([]byte, error) {
+// IndexPage renders SITE/<user>/index.html in the user's language l:
+// the newest digest (nil when there is none yet) followed by the
+// archive, newest first.
+func IndexPage(user string, l *locale.Locale, newest *Digest, archive []DigestRef) ([]byte, error) {
 	var b bytes.Buffer
-	err := WriteIndex(&b, user, newest, archive)
+	err := WriteIndex(&b, user, l, newest, archive)
 	return b.Bytes(), err
 }
 
 // WriteIndex writes the page of IndexPage to w as it is rendered. When the
 // newest digest's page was just written, WriteIndexPage copies its body
 // instead.
-func WriteIndex(w io.Writer, user string, newest *Digest, archive []DigestRef) error {
-	v := indexView{Title: "Digests of " + user, User: user, Archive: archiveItems(archive)}
+func WriteIndex(w io.Writer, user string, l *locale.Locale, newest *Digest, archive []DigestRef) error {
+	v := indexView{Title: l.T("digest.user_digests", "User", user), User: user, Archive: archiveItems(l, archive)}
 	if newest != nil {
-		dv, err := newDigestView(*newest)
+		d := *newest
+		d.Lang = l
+		dv, err := newDigestView(d)
 		if err != nil {
 			return err
 		}
 		v.Digest, v.Title = dv, dv.Title
 	}
-	if err := pageTemplates.ExecuteTemplate(w, "index.html", v); err != nil {
+	if err := pagesIn(l).ExecuteTemplate(w, "index.html", v); err != nil {
 		return err
 	}
 	if v.Digest != nil {
@@ -204,14 +215,20 @@ func WriteIndex(w io.Writer, user string, newest *Digest, archive []DigestRef) e
 	return nil
 }
 
-func archiveItems(refs []DigestRef) []archiveItem {
+func archiveItems(l *locale.Locale, refs []DigestRef) []archiveItem {
 	refs = append([]DigestRef(nil), refs...)
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Date > refs[j].Date })
 	items := make([]archiveItem, 0, len(refs))
 	for _, r := range refs {
-		items = append(items, archiveItem{Date: r.Date, Label: r.label(), Entries: r.Entries})
+		items = append(items, archiveItem{Date: r.Date, Label: r.in(l).label(), Entries: r.Entries})
 	}
 	return items
+}
+
+// in is r named in l's language: a page names its neighbours in its own.
+func (r DigestRef) in(l *locale.Locale) DigestRef {
+	r.Lang = l
+	return r
 }
 
 // label names a digest as its page's title does: a daily one by its day,
@@ -221,10 +238,15 @@ func (r DigestRef) label() string {
 	if err != nil {
 		return r.Date
 	}
+	return r.labelOf(day)
+}
+
+// labelOf is label of the digest of day.
+func (r DigestRef) labelOf(day time.Time) string {
 	if r.Weekly {
-		return daysCovered(day, r.Since, r.BuiltAt, r.Location).label()
+		return daysCovered(day, r.Since, r.BuiltAt, r.Location).label(r.Lang)
 	}
-	return day.Format(dayLayout)
+	return r.Lang.Date(day, locale.FullDate)
 }
 
 // statusView is the data of SITE/status.html.
@@ -287,7 +309,7 @@ func WriteStatusPage(w io.Writer, feeds []FeedStatus, digests []UserStatus, asOf
 func newStatusView(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail []MailStatus) statusView {
 	v := statusView{
 		Summary:   StatusSummary(feeds),
-		Generated: showTime(asOf, time.UTC, statusLayout),
+		Generated: showLayout(asOf, time.UTC, statusLayout),
 	}
 	for _, m := range mail {
 		v.Mail = append(v.Mail, mailLine{User: m.User, Text: m.Text(asOf)})
@@ -376,15 +398,15 @@ func nextDigest(u UserStatus) timeView {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return showTime(u.NextDigest, loc, nextDigestLayout)
+	return showLayout(u.NextDigest, loc, nextDigestLayout)
 }
 
 func newStatusRow(f FeedStatus, asOf time.Time) statusRow {
 	r := statusRow{
 		URL: f.URL, EffectiveURL: f.EffectiveURL, Title: ingest.PlainText(f.Title),
 		Subscribers: f.Subscribers,
-		LastPoll:    showTime(f.LastPoll, time.UTC, statusLayout),
-		NextPoll:    showTime(f.NextPoll, time.UTC, statusLayout),
+		LastPoll:    showLayout(f.LastPoll, time.UTC, statusLayout),
+		NextPoll:    showLayout(f.NextPoll, time.UTC, statusLayout),
 		LastError:   f.LastError, Reason: f.Reason, Server: f.Server,
 		State: f.State, ErrorCount: f.ErrorCount, Entries: f.Entries,
 		LastStatus: "none",

@@ -160,7 +160,7 @@ func TestDigestPageBadDate(t *testing.T) {
 	if _, err := DigestPage(d); err == nil {
 		t.Error("bad date accepted")
 	}
-	if _, err := IndexPage("ada", &d, nil); err == nil {
+	if _, err := IndexPage("ada", nil, &d, nil); err == nil {
 		t.Error("bad date accepted by IndexPage")
 	}
 }
@@ -193,7 +193,7 @@ func TestDigestPageSize(t *testing.T) {
 
 func TestIndexPage(t *testing.T) {
 	d := sampleDigest(t)
-	page, err := IndexPage("ada", &d, []DigestRef{{Date: "2020-11-20"}, {Date: "2020-11-22"}, {Date: "2020-11-21"}})
+	page, err := IndexPage("ada", nil, &d, []DigestRef{{Date: "2020-11-20"}, {Date: "2020-11-22"}, {Date: "2020-11-21"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestIndexPage(t *testing.T) {
 	}
 	checkHeadingOrder(t, doc)
 
-	page, err = IndexPage("bob", nil, nil)
+	page, err = IndexPage("bob", nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestStatusPage(t *testing.T) {
 
 func TestAtomFeed(t *testing.T) {
 	ds := []Digest{emptyDigest(t), sampleDigest(t)}
-	out, err := AtomFeed("ada", testSite, ds, utc("2020-11-23T00:05:00Z"))
+	out, err := AtomFeed("ada", nil, testSite, ds, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,18 +265,18 @@ func TestAtomFeed(t *testing.T) {
 	}
 	// Ids stay with the installation, user and date, whatever other
 	// digests the feed lists; another installation's differ.
-	same, _ := AtomFeed("ada", testSite, ds[1:], utc("2020-11-24T00:05:00Z"))
+	same, _ := AtomFeed("ada", nil, testSite, ds[1:], utc("2020-11-24T00:05:00Z"))
 	if !strings.Contains(string(same), "<id>"+f.Entries[1].ID+"</id>") || !strings.Contains(string(same), "<id>"+f.ID+"</id>") {
 		t.Error("ids change with the other digests or the time")
 	}
-	other, _ := AtomFeed("ada", AtomSite{Installation: "another"}, ds, utc("2020-11-23T00:05:00Z"))
+	other, _ := AtomFeed("ada", nil, AtomSite{Installation: "another"}, ds, utc("2020-11-23T00:05:00Z"))
 	if strings.Contains(string(other), f.ID) || strings.Contains(string(other), f.Entries[0].ID) || strings.Contains(string(other), f.Entries[1].ID) {
 		t.Error("two installations share ids")
 	}
 	if strings.Contains(string(out), `rel="self"`) {
 		t.Error("a self link without a site URL")
 	}
-	again, _ := AtomFeed("ada", AtomSite{URL: "https://example.org/digest", Installation: "ignored"}, ds[1:], utc("2020-11-23T00:05:00Z"))
+	again, _ := AtomFeed("ada", nil, AtomSite{URL: "https://example.org/digest", Installation: "ignored"}, ds[1:], utc("2020-11-23T00:05:00Z"))
 	for _, want := range []string{
 		"<id>https://example.org/digest/ada/feed.xml</id>",
 		"<id>https://example.org/digest/ada/2020-11-22.html</id>",
@@ -368,7 +368,7 @@ func TestAtomFeedKeeping(t *testing.T) {
 	site := AtomSite{URL: "https://example.org/digest", Installation: "this"}
 	now := utc("2020-11-23T00:05:00Z")
 	full := []Digest{emptyDigest(t), goldenDigest(t)}
-	before, err := AtomFeed("ada", site, full, now)
+	before, err := AtomFeed("ada", nil, site, full, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,12 +376,12 @@ func TestAtomFeedKeeping(t *testing.T) {
 	bare := make([]Digest, len(full))
 	for i, d := range full {
 		bare[i] = Digest{User: d.User, Date: d.Date, BuiltAt: d.BuiltAt}
-		if !kept.Keeps("ada", site, d.Date, d.BuiltAt) {
+		if !kept.Keeps("ada", nil, site, d.Date, d.BuiltAt) {
 			t.Errorf("%s not kept", d.Date)
 		}
 	}
 	var again bytes.Buffer
-	if err := WriteAtomFeedKeeping(&again, "ada", site, bare, now, kept); err != nil {
+	if err := WriteAtomFeedKeeping(&again, "ada", nil, site, bare, now, kept); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != string(before) {
@@ -389,12 +389,12 @@ func TestAtomFeedKeeping(t *testing.T) {
 	}
 	d := full[1]
 	for name, keeps := range map[string]bool{
-		"another site":  kept.Keeps("ada", AtomSite{URL: "https://other.example/"}, d.Date, d.BuiltAt),
-		"no site":       kept.Keeps("ada", AtomSite{Installation: "this"}, d.Date, d.BuiltAt),
-		"built again":   kept.Keeps("ada", site, d.Date, d.BuiltAt.Add(time.Second)),
-		"build unknown": kept.Keeps("ada", site, d.Date, time.Time{}),
-		"another user":  kept.Keeps("bob", site, d.Date, d.BuiltAt),
-		"nothing read":  ReadAtomEntries(strings.NewReader("<feed")).Keeps("ada", site, d.Date, d.BuiltAt),
+		"another site":  kept.Keeps("ada", nil, AtomSite{URL: "https://other.example/"}, d.Date, d.BuiltAt),
+		"no site":       kept.Keeps("ada", nil, AtomSite{Installation: "this"}, d.Date, d.BuiltAt),
+		"built again":   kept.Keeps("ada", nil, site, d.Date, d.BuiltAt.Add(time.Second)),
+		"build unknown": kept.Keeps("ada", nil, site, d.Date, time.Time{}),
+		"another user":  kept.Keeps("bob", nil, site, d.Date, d.BuiltAt),
+		"nothing read":  ReadAtomEntries(strings.NewReader("<feed")).Keeps("ada", nil, site, d.Date, d.BuiltAt),
 	} {
 		if keeps {
 			t.Errorf("%s: entry kept", name)
@@ -414,7 +414,7 @@ func TestIndexShowsTheArchiveFirst(t *testing.T) {
 	for day := 1; day <= 10; day++ {
 		refs = append(refs, DigestRef{Date: fmt.Sprintf("2020-11-%02d", day), Entries: day})
 	}
-	page, err := IndexPage("ada", &d, refs)
+	page, err := IndexPage("ada", nil, &d, refs)
 	if err != nil {
 		t.Fatal(err)
 	}

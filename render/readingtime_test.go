@@ -18,7 +18,7 @@ func TestReadingTime(t *testing.T) {
 		{0, ""}, {199, ""}, {200, "1 min read"}, {344, "1 min read"}, {345, "2 min read"},
 		{1610, "7 min read"}, {3000, "13 min read"},
 	} {
-		if got := readingTime(c.words); got != c.want {
+		if got := readingTime(nil, c.words); got != c.want {
 			t.Errorf("readingTime(%d) = %q, want %q", c.words, got, c.want)
 		}
 	}

@@ -37,12 +37,12 @@ func TestGoldenFromStoredFragments(t *testing.T) {
 	}
 	goldenCheck(t, "digest", page)
 	archive := []DigestRef{{Date: "2020-11-20", Entries: 1}, {Date: "2020-11-22", Entries: 3}, {Date: "2020-11-21", Entries: 0}}
-	index, err := IndexPage("ada", &d, archive)
+	index, err := IndexPage("ada", nil, &d, archive)
 	if err != nil {
 		t.Fatal(err)
 	}
 	goldenCheck(t, "index", index)
-	atom, err := AtomFeed("ada", AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), d}, utc("2020-11-23T00:05:00Z"))
+	atom, err := AtomFeed("ada", nil, AtomSite{URL: "https://example.org/digest"}, []Digest{emptyDigest(t), d}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,10 +52,10 @@ func TestStreamedPageIsThePage(t *testing.T) {
 		}
 		var index, wantIndex bytes.Buffer
 		s := streamedDigest(d, nil)
-		if err := WriteIndex(&index, d.User, &s, nil); err != nil {
+		if err := WriteIndex(&index, d.User, nil, &s, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteIndex(&wantIndex, d.User, &d, nil); err != nil {
+		if err := WriteIndex(&wantIndex, d.User, nil, &d, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(index.Bytes(), wantIndex.Bytes()) {
@@ -72,7 +72,7 @@ func TestStreamedPageFailsOnAnError(t *testing.T) {
 	if _, err := WriteDigestPage(&b, d); !errors.Is(err, broken) {
 		t.Errorf("WriteDigestPage: %v, want the listing's error", err)
 	}
-	if err := WriteIndex(&b, d.User, &d, nil); !errors.Is(err, broken) {
+	if err := WriteIndex(&b, d.User, nil, &d, nil); !errors.Is(err, broken) {
 		t.Errorf("WriteIndex: %v, want the listing's error", err)
 	}
 }

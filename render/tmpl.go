@@ -5,32 +5,37 @@ import (
 	"html/template"
 	"io/fs"
 	"strings"
+	"sync"
 	texttemplate "text/template"
 	"unicode/utf8"
 
-	"github.com/dustin/go-humanize/english"
-
+	"feeddigest/locale"
 	"feeddigest/templates"
 )
 
 // The templates are parsed once, when the package loads: they are part of
 // the binary, so a parse error is a bug that every test run reveals.
+// Each language gets its own copy (see pagesIn), whose functions word
+// the catalogue's messages in that language; the parsed originals are
+// never run, so that they can be copied.
 var (
-	pageTemplates = template.Must(template.New("pages").Funcs(template.FuncMap{
+	basePages = template.Must(template.New("pages").Funcs(template.FuncMap{
 		"stylesheet":       func() template.CSS { return stylesheet },
 		"statusStylesheet": func() template.CSS { return statusStylesheet },
 		"safeLink":         safeLink,
 		"urlText":          urlText,
-		"userHead":         userHead,
 		"siteHead":         siteHead,
-	}).ParseFS(templates.FS, "*.html"))
+	}).Funcs(template.FuncMap(wordsIn(locale.English()))).ParseFS(templates.FS, "*.html"))
 
-	textTemplates = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
+	baseTexts = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
 		"wrap":      wrap,
 		"bullet":    bullet,
 		"underline": underline,
-		"plural":    english.PluralWord,
-	}).ParseFS(templates.FS, "*.txt"))
+	}).Funcs(wordsIn(locale.English())).ParseFS(templates.FS, "*.txt"))
+
+	// pageTemplates are the pages in English: the status page's, which
+	// is the operator's.
+	pageTemplates = pagesIn(locale.English())
 
 	// stylesheet is our own file, so it is trusted CSS.
 	stylesheet = template.CSS(strings.TrimSpace(string(mustRead("style.css"))))
@@ -38,6 +43,66 @@ var (
 	// page carries it.
 	statusStylesheet = template.CSS(strings.TrimSpace(string(mustRead("status.css"))))
 )
+
+// wordsIn are the templates' functions that speak l's language: t words
+// a message (locale.Locale.T), parts and sentenceParts word one with
+// slots the template fills with markup ("Feed,Since": the slots' names),
+// userHead is the head of a page in SITE/<user>/ (beside it, the user's
+// Atom feed; the icon is at the root of the site), lang and dir name the
+// language and its direction, start is the side
+// a line starts on ("left", or "right" right to left), for the email's
+// inline styles.
+func wordsIn(l *locale.Locale) map[string]any {
+	return map[string]any{
+		"t": l.T,
+		"parts": func(id, slots string, args ...any) []locale.Part {
+			return l.Parts(id, strings.Split(slots, ","), args...)
+		},
+		"sentenceParts": func(id, slots string, args ...any) []locale.Part {
+			names := strings.Split(slots, ",")
+			for i, s := range names {
+				args = append(args, s, locale.Mark(i))
+			}
+			return locale.Split(l.T("text.sentence", "Text", l.T(id, args...)), names)
+		},
+		"linkParts": func(h HostCount) []locale.Part { return linkParts(l, h) },
+		"linkText":  func(h HostCount) string { return linkText(l, h) },
+		"userHead": func(title, user string) headView {
+			return headView{Title: title, Icon: "../" + faviconName, Feed: &feedLink{Title: l.T("digest.user_digests", "User", user), Href: "feed.xml"}}
+		},
+		"lang": l.Tag,
+		"dir":  l.Dir,
+		"start": func() string {
+			if l.Dir() == "rtl" {
+				return "right"
+			}
+			return "left"
+		},
+	}
+}
+
+// languageTemplates are the templates of each language, made as a
+// language is first used.
+var languageTemplates sync.Map // tag -> *languageSet
+
+type languageSet struct {
+	pages *template.Template
+	texts *texttemplate.Template
+}
+
+// templatesIn are the templates in l's language.
+func templatesIn(l *locale.Locale) *languageSet {
+	if set, ok := languageTemplates.Load(l.Tag()); ok {
+		return set.(*languageSet)
+	}
+	pages := template.Must(basePages.Clone()).Funcs(template.FuncMap(wordsIn(l)))
+	texts := texttemplate.Must(baseTexts.Clone()).Funcs(wordsIn(l))
+	set, _ := languageTemplates.LoadOrStore(l.Tag(), &languageSet{pages: pages, texts: texts})
+	return set.(*languageSet)
+}
+
+// pagesIn are the HTML templates in l's language.
+func pagesIn(l *locale.Locale) *template.Template { return templatesIn(l).pages }
 
 // headView is the data of a page's head.
 type headView struct {
@@ -48,12 +113,6 @@ type headView struct {
 
 // feedLink names a user's Atom feed in the head of the user's pages.
 type feedLink struct{ Title, Href string }
-
-// userHead is the head of a page in SITE/<user>/: beside it, the user's
-// Atom feed; the icon is at the root of the site.
-func userHead(title, user string) headView {
-	return headView{Title: title, Icon: "../" + faviconName, Feed: &feedLink{Title: "Digests of " + user, Href: "feed.xml"}}
-}
 
 // siteHead is the head of a page at the root of the site.
 func siteHead(title string) headView {
@@ -72,19 +131,19 @@ func mustRead(name string) []byte {
 	return b
 }
 
-// execPage runs one HTML template into a byte slice.
-func execPage(name string, data any) ([]byte, error) {
+// execPage runs one HTML template in l's language into a byte slice.
+func execPage(l *locale.Locale, name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := pagesIn(l).ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-// execText runs one text template into a string.
-func execText(name string, data any) (string, error) {
+// execText runs one text template in l's language into a string.
+func execText(l *locale.Locale, name string, data any) (string, error) {
 	var buf strings.Builder
-	if err := textTemplates.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := templatesIn(l).texts.ExecuteTemplate(&buf, name, data); err != nil {
 		return "", err
 	}
 	return buf.String(), nil

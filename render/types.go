@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/locale"
 )
 
 // FeedGroup is one feed's entries in a digest, newest first.
@@ -75,7 +76,10 @@ type Problem struct {
 
 // Digest is one user's digest for one local date.
 type Digest struct {
-	User  string // user name, [a-z0-9-]+
+	User string // user name, [a-z0-9-]+
+	// Lang is the reader's language, in which everything the digest
+	// says in its own words is worded (nil: English).
+	Lang  *locale.Locale
 	Email string // recipient, may be empty
 	// Unsubscribe is the mailto: or https: address the operator handles
 	// to stop this user's digests ([email] unsubscribe, for this user);
@@ -128,6 +132,8 @@ type DigestRef struct {
 	Weekly   bool
 	Since    time.Time
 	Location *time.Location
+	// Lang is the language the digest is named in (nil: English).
+	Lang *locale.Locale
 }
 
 // UserStatus is one user's row of the status page: when their next

@@ -9,22 +9,18 @@ import (
 	"time"
 
 	"feeddigest/domain"
-	"feeddigest/ingest"
-	"feeddigest/internal/english"
 	"feeddigest/internal/redact"
+	"feeddigest/ingest"
+	"feeddigest/locale"
 )
 
-// Time layouts: people read dates in words; machines get RFC 3339 in the
-// datetime attribute.
+// Time layouts of the status page, the operator's, which speaks English
+// and UTC; a digest's dates are worded in its reader's language
+// (locale.DateForm). Machines get RFC 3339 in the datetime attribute.
 const (
-	dayLayout        = "Monday 2 January 2006"
-	subjectDayLayout = "Monday 2 January"
-	entryLayout      = "2 Jan 2006, 15:04"
-	briefLayout      = "2 Jan 15:04"
 	statusLayout     = "2006-01-02 15:04 UTC"
 	nextDigestLayout = "Mon 2 Jan 2006, 15:04 MST"
 	dateLayout       = "2006-01-02"
-	problemLayout    = "Mon 2 Jan 2006"
 )
 
 // timeView is a time as shown (Label) and as machine-readable (ISO). Both
@@ -34,7 +30,17 @@ type timeView struct {
 	Label string
 }
 
-func showTime(t time.Time, loc *time.Location, layout string) timeView {
+// showTime is t in loc as the reader's language writes it in form.
+func showTime(l *locale.Locale, t time.Time, loc *time.Location, form locale.DateForm) timeView {
+	if t.IsZero() {
+		return timeView{}
+	}
+	t = t.In(loc)
+	return timeView{ISO: t.Format(time.RFC3339), Label: l.Date(t, form)}
+}
+
+// showLayout is t in loc by a Go layout: the status page's times.
+func showLayout(t time.Time, loc *time.Location, layout string) timeView {
 	if t.IsZero() {
 		return timeView{}
 	}
@@ -45,6 +51,9 @@ func showTime(t time.Time, loc *time.Location, layout string) timeView {
 // digestView is a Digest prepared for the templates: every string in it is
 // plain text except Intro and entry Content, which are trusted HTML.
 type digestView struct {
+	// L is the reader's language, in which the view's words are worded
+	// and its templates run.
+	L                 *locale.Locale
 	User, Date, Title string
 	Day               time.Time
 	Intro             template.HTML
@@ -52,6 +61,9 @@ type digestView struct {
 	Notices           []noticeView
 	Problems          []problemView
 	ProblemCount      string // "2 feeds"
+	// AtomSummary is the line atop the digest's Atom entry: "4 entries,
+	// 1 feed change, 1 feed could not be read."
+	AtomSummary string
 	// Weekly says the digest is a weekly user's: its words fit a week.
 	Weekly bool
 	// Failing says a feed could not be read, named in this digest or
@@ -114,6 +126,9 @@ func (v *digestView) streamErr() error {
 type dateLink struct{ Date, Label string }
 
 func newDateLink(ref DigestRef) dateLink {
+	if ref.Date == "" {
+		return dateLink{}
+	}
 	if _, err := time.Parse(dateLayout, ref.Date); err != nil {
 		return dateLink{} // no page to link
 	}
@@ -155,6 +170,7 @@ func (g groupView) Listing() iter.Seq[entryView] {
 
 // entryStream makes a feed's entry views from FeedGroup.Listed.
 type entryStream struct {
+	l      *locale.Locale
 	group  FeedGroup
 	name   string
 	nested bool
@@ -176,7 +192,7 @@ func (s *entryStream) entries(yield func(entryView) bool) {
 			return // the rest are Titles, made from the group's Entries
 		}
 		n++
-		ev, links := newEntryView(e, s.group, s.name, s.nested, s.loc)
+		ev, links := newEntryView(s.l, e, s.group, s.name, s.nested, s.loc)
 		s.sink.sources = append(s.sink.sources, linkSource{title: ev.Title, links: links, own: []string{ev.URL, s.group.FeedURL, s.group.SiteURL}})
 		if !yield(ev) {
 			return
@@ -212,8 +228,11 @@ type entryView struct {
 	Nested                       bool   // under a folder heading: see groupView.Nested
 	Lang                         string // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
-	// Dir is "rtl" for an entry whose title (else text) reads right to
-	// left: its meta line, our words around the feed's, aligns with it.
+	// Dir is the direction of an entry whose title (else text) reads
+	// the other way than the page ("rtl" on an English page, "ltr" on an
+	// Arabic one), "" when it reads as the page does: its meta line, our
+	// words around the feed's, aligns with it, and our words keep the
+	// page's direction within it.
 	Dir string
 	// Whole says the excerpt is the entry's whole text: the page shows the
 	// content in its place, and no "Read it all" repeats it.
@@ -223,6 +242,7 @@ type entryView struct {
 	Complete  bool
 	Time      timeView
 	FirstSeen bool
+	timeText  string
 	// ReadingTime is "7 min read" for a long entry, "" for a short one.
 	ReadingTime string
 	MetaText    string // author, time and reading time, for plain text
@@ -236,6 +256,10 @@ type entryView struct {
 	AlsoIn string
 }
 
+// TimeText is the entry's time as the meta line of the email shows it
+// (see timeText).
+func (ev entryView) TimeText() string { return ev.timeText }
+
 // TextExcerpt is the excerpt as the plain-text email shows it: the links
 // whose text it shows marked by number and listed (see ingest.LinkExcerpt).
 func (ev entryView) TextExcerpt() ingest.LinkedExcerpt {
@@ -243,30 +267,30 @@ func (ev entryView) TextExcerpt() ingest.LinkedExcerpt {
 }
 
 // problemView is a feed that could not be read: the sentence in plain
-// text, and its parts for HTML.
+// text, and its parts for HTML, whose slots are Feed, Since and Until.
 type problemView struct {
-	FeedName, Reason string
-	SinceWord        string // "since", or "from" for a feed read again since
-	Since, Until     timeView
-	Note             string // what follows for the feed, when anything does
-	Text             string // the whole line, for plain text
+	FeedName     string
+	Since, Until timeView
+	Parts        []locale.Part
+	Text         string // the whole line, for plain text
 	// Again says the problem was named before and goes on: the short
 	// line "still failing since ...: reason", not in the Subject.
 	Again bool
 }
 
+// noticeView is a feed that changed for good: the sentence in plain
+// text, and its parts for HTML, whose slot Feed is the feed's name.
 type noticeView struct {
-	FeedName, Text, NewURL, Detail string
+	FeedName, NewURL, Detail string
+	Parts                    []locale.Part
+	Text                     string
 }
 
 // digestTitle heads a digest's page and its Atom entry, and names it in
 // the index: a daily digest by its day, a weekly one by the days it
 // covers (see daysCovered).
 func digestTitle(d Digest, day time.Time) string {
-	if d.Weekly {
-		return "Digest for " + daysCovered(day, d.Since, d.BuiltAt, zone(d)).label()
-	}
-	return "Digest for " + day.Format(dayLayout)
+	return d.Lang.T("digest.title", "Day", DigestRef{Date: d.Date, Weekly: d.Weekly, Since: d.Since, BuiltAt: d.BuiltAt, Location: d.Location, Lang: d.Lang}.labelOf(day))
 }
 
 // newDigestView sanitises and shapes a digest once, so the page, the index
@@ -276,28 +300,29 @@ func newDigestView(d Digest) (*digestView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: digest of %q: bad date %q: %w", d.User, d.Date, err)
 	}
-	loc := zone(d)
+	loc, l := zone(d), d.Lang
 	v := &digestView{
+		L:    l,
 		User: d.User, Date: d.Date, Day: day,
 		Title: digestTitle(d, day),
 		// Trusted: rendered by us from the config's Markdown. Its headings
 		// go below the page's h1, beside the feeds' h2.
 		Intro:       template.HTML(ingest.ShiftFragmentHeadings(d.IntroHTML, 2)),
 		IntroText:   ingest.PlainText(d.IntroHTML),
-		Built:       showTime(d.BuiltAt, loc, entryLayout),
+		Built:       showTime(l, d.BuiltAt, loc, locale.DateTime),
 		Zone:        loc.String(),
-		Prev:        newDateLink(d.Prev),
-		Next:        newDateLink(d.Next),
-		MailInDoubt: newDateLink(DigestRef{Date: d.MailInDoubt}),
+		Prev:        newDateLink(d.Prev.in(l)),
+		Next:        newDateLink(d.Next.in(l)),
+		MailInDoubt: newDateLink(DigestRef{Date: d.MailInDoubt, Lang: l}),
 	}
 	var sources []linkSource
 	for i, g := range inFolderOrder(d.Groups) {
-		gv, src := newGroupView(g, loc)
+		gv, src := newGroupView(l, g, loc)
 		if g.Listed != nil {
 			if v.streamed == nil {
 				v.streamed = &streamSink{}
 			}
-			gv.listed = &entryStream{group: g, name: gv.Name, nested: gv.Nested(), full: shownInFull(g), loc: loc, sink: v.streamed}
+			gv.listed = &entryStream{l: l, group: g, name: gv.Name, nested: gv.Nested(), full: shownInFull(g), loc: loc, sink: v.streamed}
 		}
 		gv.ID = fmt.Sprintf("feed-%d", i+1)
 		v.Groups = append(v.Groups, gv)
@@ -305,7 +330,7 @@ func newDigestView(d Digest) (*digestView, error) {
 		sources = append(sources, src...)
 	}
 	markTopLevel(v.Groups)
-	v.Total = fmt.Sprintf("%s from %s", english.Count(v.Count, "new entry"), english.Count(len(v.Groups), "feed"))
+	v.Total = l.T("digest.contents_total", "Entries", l.T("count.new_entries", "Count", v.Count), "FromFeeds", l.T("count.from_feeds", "Count", len(v.Groups)))
 	v.Links = linkGraph(sources)
 	if d.Links != nil {
 		v.Links = d.Links
@@ -314,7 +339,7 @@ func newDigestView(d Digest) (*digestView, error) {
 	v.Failing = len(d.Problems) > 0
 	v.Weekly = d.Weekly
 	if d.LeftOut > 0 {
-		v.LeftOut = fmt.Sprintf("%d left out by your rules", d.LeftOut)
+		v.LeftOut = l.T("left_out.count", "Count", d.LeftOut)
 		v.LeftOutList, v.LeftOutMore = leftOutViews(d)
 	}
 	return v, nil
@@ -324,13 +349,14 @@ func newDigestView(d Digest) (*digestView, error) {
 // could not be read. A feed gone or dead is told of once, under "Could not
 // read", not again among the feed changes.
 func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemView, string) {
+	l := d.Lang
 	final := map[string]bool{}
 	var problems []problemView
 	for _, p := range d.Problems {
 		if p.Quiet {
 			continue // named lately: not again
 		}
-		problems = append(problems, newProblemView(p, loc))
+		problems = append(problems, newProblemView(l, p, loc))
 		if p.State == domain.ProblemGone || p.State == domain.ProblemDead {
 			final[p.FeedURL] = true
 		}
@@ -340,51 +366,59 @@ func noticesAndProblems(d Digest, loc *time.Location) ([]noticeView, []problemVi
 		if (n.Kind == domain.NoticeGone || n.Kind == domain.NoticeDead) && final[n.FeedURL] {
 			continue
 		}
-		notices = append(notices, newNoticeView(n))
+		notices = append(notices, newNoticeView(l, n))
 	}
-	return notices, problems, english.Count(len(problems), "feed")
+	return notices, problems, l.T("count.feeds", "Count", len(problems))
 }
 
-// problemNotes say what becomes of a feed in each state.
+// problemNotes say what becomes of a feed in each state (message ids).
 var problemNotes = map[domain.ProblemState]string{
-	domain.ProblemGone: "no longer polled; you may want to unsubscribe",
-	domain.ProblemDead: "no longer polled after 90 days of errors",
+	domain.ProblemGone: "problem.note_gone",
+	domain.ProblemDead: "problem.note_dead",
 }
 
-func newProblemView(p Problem, loc *time.Location) problemView {
+// The slots of a problem's line, which the page fills with markup.
+var problemSlots = []string{"Feed", "Since", "Until"}
+
+func newProblemView(l *locale.Locale, p Problem, loc *time.Location) problemView {
 	v := problemView{
-		FeedName:  feedName(p.FeedName, p.FeedURL),
-		Reason:    ingest.ShortName(p.Reason),
-		SinceWord: "since",
-		Since:     showTime(p.Since, loc, problemLayout),
-		Note:      problemNotes[p.State],
+		FeedName: feedName(p.FeedName, p.FeedURL),
+		Since:    showTime(l, p.Since, loc, locale.ShortDate),
+		Again:    p.Again,
 	}
-	if v.Reason == "" {
-		v.Reason = "could not be read"
-	}
-	if p.State == domain.ProblemRecovered {
-		v.SinceWord, v.Until = "from", showTime(p.Until, loc, problemLayout)
-	}
-	if p.Again {
-		v.Again = true
-		v.Text = v.FeedName + ": still failing"
+	args := []any{"Feed", locale.Mark(0), "Reason", reasonText(l, p.Reason), "Since", locale.Mark(1)}
+	var line string
+	switch {
+	case p.Again && v.Since.Label != "":
+		line = l.T("problem.again", args...)
+	case p.Again:
+		line = l.T("problem.again_undated", args...)
+	case p.State == domain.ProblemRecovered && !p.Until.IsZero():
+		v.Until = showTime(l, p.Until, loc, locale.ShortDate)
+		args = append(args, "Until", locale.Mark(2))
 		if v.Since.Label != "" {
-			v.Text += " since " + v.Since.Label
+			line = l.T("problem.line_recovered", args...)
+		} else {
+			line = l.T("problem.line_recovered_undated", args...)
 		}
-		v.Text += ": " + v.Reason + "."
-		return v
+	case v.Since.Label != "":
+		line = l.T("problem.line_since", args...)
+	default:
+		line = l.T("problem.line", args...)
 	}
-	text := v.FeedName + ": " + v.Reason
-	if v.Since.Label != "" {
-		text += ", " + v.SinceWord + " " + v.Since.Label
+	if note, ok := problemNotes[p.State]; ok && !p.Again {
+		line = l.T("problem.with_note", "Line", line, "Note", l.T(note))
 	}
-	if v.Until.Label != "" {
-		text += "; read again on " + v.Until.Label
-	}
-	if v.Note != "" {
-		text += "; " + v.Note
-	}
-	v.Text = text + "."
+	v.Parts = locale.Split(l.T("text.sentence", "Text", line), problemSlots)
+	v.Text = locale.Join(v.Parts, func(slot string) string {
+		switch slot {
+		case "Feed":
+			return v.FeedName
+		case "Since":
+			return v.Since.Label
+		}
+		return v.Until.Label
+	})
 	return v
 }
 
@@ -441,22 +475,22 @@ func zone(d Digest) *time.Location {
 
 // newGroupView also returns the link sources of its entries, so the link
 // graph reuses the sanitised content instead of sanitising twice.
-func newGroupView(g FeedGroup, loc *time.Location) (groupView, []linkSource) {
+func newGroupView(l *locale.Locale, g FeedGroup, loc *time.Location) (groupView, []linkSource) {
 	gv := groupView{Folder: ingest.ShortName(g.Folder), Name: feedName(g.FeedName, g.FeedURL), SiteURL: safeLink(g.SiteURL), More: max(g.More, 0)}
 	gv.SiteHost = hostOf(gv.SiteURL)
-	gv.Count = sectionCount(len(g.Entries)+g.Unread, gv.More)
+	gv.Count = sectionCount(l, len(g.Entries)+g.Unread, gv.More)
 	gv.Unread = g.Unread
-	gv.Older = olderNote(g.Older)
+	gv.Older = olderNote(l, g.Older)
 	full := shownInFull(g)
 	for _, e := range g.Entries[full:] {
-		gv.Titles = append(gv.Titles, newTitleView(e, g, loc))
+		gv.Titles = append(gv.Titles, newTitleView(l, e, g, loc))
 	}
 	var src []linkSource
 	if g.Listed != nil {
 		return gv, nil // made as the page is written: see entryStream
 	}
 	for _, e := range g.Entries[:full] {
-		ev, links := newEntryView(e, g, gv.Name, gv.Nested(), loc)
+		ev, links := newEntryView(l, e, g, gv.Name, gv.Nested(), loc)
 		gv.Entries = append(gv.Entries, ev)
 		src = append(src, linkSource{
 			title: ev.Title,
@@ -479,20 +513,20 @@ func shownInFull(g FeedGroup) int {
 // sectionCount says what a feed's section lists, and when the digest
 // holds more of the feed than it lists, of how many: "50 of 100
 // entries".
-func sectionCount(listed, more int) string {
+func sectionCount(l *locale.Locale, listed, more int) string {
 	if more <= 0 {
-		return english.Count(listed, "entry")
+		return l.T("count.entries", "Count", listed)
 	}
-	return fmt.Sprintf("%d of %s", listed, english.Count(listed+more, "entry"))
+	return l.T("count.entries_of", "Listed", listed, "Count", listed+more)
 }
 
 // olderNote tells the reader of a feed's first digest how many older
 // entries it left out; "" for none.
-func olderNote(older int) string {
+func olderNote(l *locale.Locale, older int) string {
 	if older <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("This is your first digest of this feed: it starts with the newest, and leaves out %s.", english.Count(older, "older entry"))
+	return l.T("feed.older", "Count", older)
 }
 
 // titleView is an entry of a section's compact list: its title linked,
@@ -503,52 +537,54 @@ type titleView struct {
 	FirstSeen        bool
 	// Brief is the time as a compact list on the page shows it, without
 	// the year: "20 Nov 17:16".
-	Brief string
+	Brief    string
+	timeText string
 }
 
 // newTitleView shows e in a compact list: its display title alone, so
 // that no text of it is sanitised (a digest read by its titles has none).
-func newTitleView(e domain.Entry, g FeedGroup, loc *time.Location) titleView {
+func newTitleView(l *locale.Locale, e domain.Entry, g FeedGroup, loc *time.Location) titleView {
 	title := e.Fragments.Title
 	if e.Fragments.Rules != ingest.FragmentRules {
 		title = ingest.DisplayTitle(e)
 	}
 	tv := titleView{Lang: g.Lang, Title: title, URL: ingest.EntryURL(g.FeedURL, e.Link)}
-	tv.Time, tv.FirstSeen = entryTime(e, loc)
+	tv.Time, tv.FirstSeen = entryTime(l, e, loc)
+	tv.timeText = timeText(l, tv.Time, tv.FirstSeen)
 	if t := e.Published; !t.IsZero() || !e.FirstSeen.IsZero() {
 		if t.IsZero() {
 			t = e.FirstSeen
 		}
-		tv.Brief = t.In(loc).Format(briefLayout)
+		tv.Brief = l.Date(t.In(loc), locale.BriefTime)
 	}
 	return tv
 }
 
 // TimeText is the compact entry's time for plain text (see timeText).
-func (tv titleView) TimeText() string { return timeText(tv.Time, tv.FirstSeen) }
+func (tv titleView) TimeText() string { return tv.timeText }
 
 // entryTime is the time an entry is shown with: its date, else, for an
 // undated one (firstSeen), when it was first seen.
-func entryTime(e domain.Entry, loc *time.Location) (t timeView, firstSeen bool) {
+func entryTime(l *locale.Locale, e domain.Entry, loc *time.Location) (t timeView, firstSeen bool) {
 	when := e.Published
 	if when.IsZero() {
 		when, firstSeen = e.FirstSeen, true
 	}
-	return showTime(when, loc, entryLayout), firstSeen
+	return showTime(l, when, loc, locale.DateTime), firstSeen
 }
 
 // timeText is an entry's time for plain text: "first seen" before the
 // time of an undated entry.
-func timeText(t timeView, firstSeen bool) string {
+func timeText(l *locale.Locale, t timeView, firstSeen bool) string {
 	if firstSeen && t.Label != "" {
-		return "first seen " + t.Label
+		return l.T("entry.first_seen", "Time", t.Label)
 	}
 	return t.Label
 }
 
 // newEntryView shows e from its fragments (see ingest.MakeFragments), and
 // returns the links in its content.
-func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) (entryView, []string) {
+func newEntryView(l *locale.Locale, e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) (entryView, []string) {
 	f := ingest.FragmentsOf(g.FeedURL, e)
 	ev := entryView{
 		Nested:   nested,
@@ -561,9 +597,10 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 		Content: template.HTML(ingest.ContentAt(f.HTML, entryContentHeading(nested))),
 		Lang:    g.Lang,
 		// The files' labels are ours (their kind, time and size), in
-		// English like the rest of the page: no lang of the feed's.
-		Enclosures: newEnclosureViews(e.Enclosures),
-		AlsoIn:     strings.Join(g.AlsoIn[e.ID], ", "),
+		// the reader's language like the rest of the page: no lang of
+		// the feed's.
+		Enclosures: newEnclosureViews(l, e.Enclosures),
+		AlsoIn:     strings.Join(g.AlsoIn[e.ID], l.T("text.list_separator")),
 	}
 	// An untitled entry's Whole says its title and excerpt show it all
 	// (see ingest.MakeFragments); a titled one's, that the excerpt does.
@@ -572,10 +609,11 @@ func newEntryView(e domain.Entry, g FeedGroup, name string, nested bool, loc *ti
 	} else {
 		ev.Whole = f.Whole
 	}
-	ev.Time, ev.FirstSeen = entryTime(e, loc)
-	ev.ReadingTime = readingTime(f.Words)
+	ev.Time, ev.FirstSeen = entryTime(l, e, loc)
+	ev.timeText = timeText(l, ev.Time, ev.FirstSeen)
+	ev.ReadingTime = readingTime(l, f.Words)
 	ev.MetaText = metaText(ev)
-	ev.Dir = entryDir(ev.Title, ev.Excerpt)
+	ev.Dir = entryDirection(ev.Title, ev.Excerpt, l.Dir())
 	return ev, f.Links
 }
 
@@ -587,7 +625,7 @@ func metaText(ev entryView) string {
 		parts = append(parts, ev.Author)
 	}
 	if ev.Time.Label != "" {
-		parts = append(parts, timeText(ev.Time, ev.FirstSeen))
+		parts = append(parts, ev.timeText)
 	}
 	if ev.ReadingTime != "" {
 		parts = append(parts, ev.ReadingTime)
@@ -595,26 +633,41 @@ func metaText(ev entryView) string {
 	return strings.Join(parts, " · ")
 }
 
-// noticeTexts complete "<feed name> ..." for each kind of notice; a NewURL
-// follows the text when there is one.
+// noticeTexts say, for each kind of notice, what became of the feed
+// (message ids); a NewURL follows the text when there is one.
 var noticeTexts = map[domain.NoticeKind]string{
-	domain.NoticeGone:   "is gone: its server answered 410 Gone, so it is no longer polled. You may want to unsubscribe.",
-	domain.NoticeMoved:  "has moved for good and is now polled at its new address:",
-	domain.NoticeDead:   "has failed for 90 days and is no longer polled.",
-	domain.NoticeOrigin: "now redirects to another site. Please check it is still the feed you want:",
+	domain.NoticeGone:   "notice.gone",
+	domain.NoticeMoved:  "notice.moved",
+	domain.NoticeDead:   "notice.dead",
+	domain.NoticeOrigin: "notice.origin",
 }
 
-func newNoticeView(n Notice) noticeView {
-	text, ok := noticeTexts[n.Kind]
+func newNoticeView(l *locale.Locale, n Notice) noticeView {
+	id, ok := noticeTexts[n.Kind]
 	if !ok {
-		text = "changed:"
+		id = "notice.changed"
 	}
-	return noticeView{
+	v := noticeView{
 		FeedName: feedName(n.FeedName, n.FeedURL),
-		Text:     text,
 		NewURL:   safeLink(redact.URL(n.NewURL)),
-		Detail:   redact.Text(ingest.PlainText(n.Detail)),
+		Detail:   noticeDetail(l, redact.Text(ingest.PlainText(n.Detail))),
+		Parts:    l.Parts(id, []string{"Feed"}),
 	}
+	v.Text = locale.Join(v.Parts, func(string) string { return v.FeedName })
+	return v
+}
+
+// lastErrorNote begins the detail of a dead feed's notice (see
+// store.Notices): the error that follows is the server's or the
+// network's, kept as it was said.
+const lastErrorNote = "last error: "
+
+// noticeDetail words a notice's detail in the reader's language.
+func noticeDetail(l *locale.Locale, detail string) string {
+	if e, ok := strings.CutPrefix(detail, lastErrorNote); ok {
+		return l.T("notice.last_error", "Error", e)
+	}
+	return detail
 }
 
 // feedName is the feed's title as plain text, else its URL's host.

@@ -1,6 +1,10 @@
 package render
 
-import "time"
+import (
+	"time"
+
+	"feeddigest/locale"
+)
 
 // coveredDays is the run of local dates a weekly digest covers, first to
 // last, as a reader names them ("20-27 November 2026").
@@ -41,31 +45,16 @@ func localDay(t time.Time, loc *time.Location) time.Time {
 
 // label names the days with their year, as a page's title names a
 // day's digest ("Monday 23 November 2026"): "20-27 November 2026",
-// "28 November - 4 December 2026", "28 December 2026 - 3 January 2027".
-// One day is named as a daily digest's.
-func (c coveredDays) label() string {
-	first, last := c.first, c.last
-	switch {
-	case first.Equal(last):
-		return first.Format(dayLayout)
-	case first.Year() != last.Year():
-		return first.Format("2 January 2006") + " - " + last.Format("2 January 2006")
-	case first.Month() != last.Month():
-		return first.Format("2 January") + " - " + last.Format("2 January 2006")
-	}
-	return first.Format("2") + "-" + last.Format("2 January 2006")
+// "28 November - 4 December 2026", "28 December 2026 - 3 January 2027",
+// in the reader's language (locale.Locale.WeekRange). One day is named
+// as a daily digest's.
+func (c coveredDays) label(l *locale.Locale) string {
+	return l.WeekRange(c.first, c.last, false)
 }
 
 // shortLabel names the days without the year, as an email's Subject
 // names a day ("Monday 23 November"): "20-27 November", "28 November -
 // 4 December", "28 December - 3 January".
-func (c coveredDays) shortLabel() string {
-	first, last := c.first, c.last
-	switch {
-	case first.Equal(last):
-		return first.Format(subjectDayLayout)
-	case first.Month() != last.Month() || first.Year() != last.Year():
-		return first.Format("2 January") + " - " + last.Format("2 January")
-	}
-	return first.Format("2") + "-" + last.Format("2 January")
+func (c coveredDays) shortLabel(l *locale.Locale) string {
+	return l.WeekRange(c.first, c.last, true)
 }

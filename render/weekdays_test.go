@@ -68,7 +68,7 @@ func TestWeeklyTitleNamesTheDaysCovered(t *testing.T) {
 			if want := "Your digest for " + tt.short + ": nothing new"; draft.v.Subject != want {
 				t.Errorf("subject %q, want %q", draft.v.Subject, want)
 			}
-			items := archiveItems([]DigestRef{{Date: tt.date, BuiltAt: d.BuiltAt, Weekly: true, Since: d.Since, Location: tt.loc}})
+			items := archiveItems(nil, []DigestRef{{Date: tt.date, BuiltAt: d.BuiltAt, Weekly: true, Since: d.Since, Location: tt.loc}})
 			if items[0].Label != tt.title {
 				t.Errorf("archive label %q, want %q", items[0].Label, tt.title)
 			}
@@ -81,20 +81,20 @@ func TestWeeklyTitleNamesTheDaysCovered(t *testing.T) {
 func TestAtomFeedRetitlesOldWeeklyEntries(t *testing.T) {
 	d := emptyDigest(t)
 	d.Weekly, d.Since = true, utc("2020-11-16T00:05:00Z")
-	out, err := AtomFeed("ada", testSite, []Digest{d}, d.BuiltAt)
+	out, err := AtomFeed("ada", nil, testSite, []Digest{d}, d.BuiltAt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ReadAtomEntries(bytes.NewReader(out)).Keeps("ada", testSite, d.Date, d.BuiltAt) {
+	if !ReadAtomEntries(bytes.NewReader(out)).Keeps("ada", nil, testSite, d.Date, d.BuiltAt) {
 		t.Fatal("an entry of today's title is not kept")
 	}
 	old := bytes.Replace(out, []byte("<title>Digest for 16-23 November 2020</title>"), []byte("<title>Digest for the week of Monday 23 November 2020</title>"), 1)
 	kept := ReadAtomEntries(bytes.NewReader(old))
-	if kept.Keeps("ada", testSite, d.Date, d.BuiltAt) {
+	if kept.Keeps("ada", nil, testSite, d.Date, d.BuiltAt) {
 		t.Error("an entry titled by \"the week of\" is kept")
 	}
 	var again bytes.Buffer
-	if err := WriteAtomFeedKeeping(&again, "ada", testSite, []Digest{d}, d.BuiltAt, kept); err != nil || !bytes.Equal(again.Bytes(), out) {
+	if err := WriteAtomFeedKeeping(&again, "ada", nil, testSite, []Digest{d}, d.BuiltAt, kept); err != nil || !bytes.Equal(again.Bytes(), out) {
 		t.Errorf("written again (%v):\n%s\nwant\n%s", err, again.Bytes(), out)
 	}
 }
@@ -114,7 +114,7 @@ func TestWeeklyDigestTitledEverywhere(t *testing.T) {
 	if got := doc.Find("title").Text(); !strings.Contains(got, want) {
 		t.Errorf("title %q, want it to say %q", got, want)
 	}
-	out, err := AtomFeed("ada", testSite, []Digest{d}, utc("2020-11-23T00:05:00Z"))
+	out, err := AtomFeed("ada", nil, testSite, []Digest{d}, utc("2020-11-23T00:05:00Z"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestWeeklyDigestTitledEverywhere(t *testing.T) {
 			t.Errorf("the %s part does not name the days covered:\n%s", part, body)
 		}
 	}
-	index, err := IndexPage("ada", &d, []DigestRef{{Date: d.Date, BuiltAt: d.BuiltAt, Weekly: true, Since: d.Since, Location: d.Location}})
+	index, err := IndexPage("ada", nil, &d, []DigestRef{{Date: d.Date, BuiltAt: d.BuiltAt, Weekly: true, Since: d.Since, Location: d.Location}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,108 @@
+package render
+
+import (
+	"regexp"
+	"strconv"
+
+	"feeddigest/ingest"
+	"feeddigest/locale"
+)
+
+// A digest's words are worded when its page or email is written, in the
+// reader's language of that moment: what the state keeps for later
+// words is a code with its facts, never a sentence.
+
+// reasons are the message ids of the codes package fetch gives a feed's
+// problem (fetch.Result.Problem, kept in the state): English phrases,
+// stable as codes, with the HTTP status in brackets where there is one.
+var reasons = map[string]string{
+	"not found":                            "reason.not_found",
+	"gone":                                 "reason.gone",
+	"access refused":                       "reason.refused",
+	"too many requests":                    "reason.too_many_requests",
+	"server error":                         "reason.server_error",
+	"error":                                "reason.http_error",
+	"stopped the program while being read": "reason.run_died",
+	"refused: private address":             "reason.private_address",
+	"too large":                            "reason.too_large",
+	"too many redirects":                   "reason.too_many_redirects",
+	"not a feed":                           "reason.not_a_feed",
+	"timed out":                            "reason.timed_out",
+	"could not connect: unknown host":      "reason.unknown_host",
+	"could not connect securely":           "reason.insecure",
+	"could not connect":                    "reason.no_connection",
+	"could not be read":                    "reason.unreadable",
+	"":                                     "reason.unreadable",
+}
+
+// withStatus splits a problem's code from its HTTP status: "server
+// error (503)".
+var withStatus = regexp.MustCompile(`^(.*) \(([1-9][0-9]{2})\)$`)
+
+// ReasonKnown says whether a problem's code (fetch.Result.Problem) has
+// words in the catalogues: one that has none is shown as it is kept.
+func ReasonKnown(code string) bool {
+	code, _ = splitStatus(code)
+	_, ok := reasons[code]
+	return ok
+}
+
+func splitStatus(code string) (string, int) {
+	if m := withStatus.FindStringSubmatch(code); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		return m[1], n
+	}
+	return code, 0
+}
+
+// reasonText words why a feed could not be read.
+func reasonText(l *locale.Locale, code string) string {
+	what, status := splitStatus(code)
+	id, ok := reasons[what]
+	if !ok {
+		return ingest.ShortName(code) // a code of a newer version: its own words
+	}
+	return l.T(id, "Status", strconv.Itoa(status))
+}
+
+// linkWords words a line of "Links mentioned" after the site's address:
+// "2 links, in “A post”", "... and 4 more", the entry's title at the
+// slot Entry.
+func linkWords(l *locale.Locale, h HostCount) string {
+	links := l.T("links.count", "Count", h.Count)
+	if h.Others == 0 {
+		return l.T("links.in", "Links", links, "Entry", locale.Mark(0))
+	}
+	return l.T("links.in_and_more", "Links", links, "Entry", locale.Mark(0), "Count", h.Others)
+}
+
+// linkParts is the line of linkWords for the page, which wraps the
+// entry's title in its own element.
+func linkParts(l *locale.Locale, h HostCount) []locale.Part {
+	return locale.Split(linkWords(l, h), []string{"Entry"})
+}
+
+// linkText is the line of linkWords for plain text.
+func linkText(l *locale.Locale, h HostCount) string {
+	return locale.Join(linkParts(l, h), func(string) string { return h.First })
+}
+
+// entryDirection is the direction of an entry whose title, else
+// excerpt, reads the other way than the page (see entryView.Dir): "rtl"
+// or "ltr", "" when it reads as the page does or has no letter that
+// says.
+func entryDirection(title, excerpt, page string) string {
+	for _, s := range []string{title, excerpt} {
+		if rtl, found := strongDirection(s); found {
+			dir := "ltr"
+			if rtl {
+				dir = "rtl"
+			}
+			if dir == page {
+				return ""
+			}
+			return dir
+		}
+	}
+	return ""
+}
