@@ -37,6 +37,7 @@ type Locale struct {
 	names    names
 	patterns map[DateForm]pattern
 	printer  *message.Printer
+	cat      *catalogue // as read
 	// zero is the language's digit zero ('0', or '٠' in Arabic): its
 	// digits follow it in Unicode.
 	zero rune
@@ -84,7 +85,7 @@ func load(fsys fs.FS) (*catalogues, error) {
 			return nil, fmt.Errorf("locale: %s: %w", c.file, err)
 		}
 		l := &Locale{
-			tag: c.tag, name: c.name, english: c.english,
+			tag: c.tag, name: c.name, english: c.english, cat: c,
 			localizer: i18n.NewLocalizer(bundle, c.tag.String()),
 			names:     namesOf(c.tag),
 			patterns:  map[DateForm]pattern{},
@@ -124,6 +125,23 @@ func usable(c, en *catalogue) []*i18n.Message {
 		}
 		out = append(out, m)
 	}
+	return out
+}
+
+// Texts are every form of every message of the language's catalogue
+// (its date patterns aside): what its pages can say in their own words,
+// for tests that look for a language's words on a page.
+func (l *Locale) Texts() []string {
+	var out []string
+	for id, forms := range l.loc().cat.messages {
+		if strings.HasPrefix(id, datePrefix) {
+			continue
+		}
+		for _, text := range forms {
+			out = append(out, text)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

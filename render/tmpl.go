@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 	texttemplate "text/template"
-	"unicode/utf8"
+	"unicode"
+
+	"golang.org/x/text/width"
 
 	"feeddigest/locale"
 	"feeddigest/templates"
@@ -44,7 +46,8 @@ var (
 	statusStylesheet = template.CSS(strings.TrimSpace(string(mustRead("status.css"))))
 )
 
-// wordsIn are the templates' functions that speak l's language: t words
+// wordsIn are the templates' functions that speak l's language (say and
+// sayBullet wrap plain text in its direction): t words
 // a message (locale.Locale.T), parts and sentenceParts word one with
 // slots the template fills with markup ("Feed,Since": the slots' names),
 // userHead is the head of a page in SITE/<user>/ (beside it, the user's
@@ -66,6 +69,8 @@ func wordsIn(l *locale.Locale) map[string]any {
 			return locale.Split(l.T("text.sentence", "Text", l.T(id, args...)), names)
 		},
 		"linkParts": func(h HostCount) []locale.Part { return linkParts(l, h) },
+		"say":       func(text, indent string) string { return wrapIn(text, indent, l.Dir()) },
+		"sayBullet": func(text string) string { return bulletIn(text, l.Dir()) },
 		"linkText":  func(h HostCount) string { return linkText(l, h) },
 		"userHead": func(title, user string) headView {
 			return headView{Title: title, Icon: "../" + faviconName, Feed: &feedLink{Title: l.T("digest.user_digests", "User", user), Href: "feed.xml"}}
@@ -152,29 +157,130 @@ func execText(l *locale.Locale, name string, data any) (string, error) {
 // textWidth is where plain text wraps: comfortable in any mail client.
 const textWidth = 72
 
-// wrap fills text into lines of at most textWidth characters (longer only
+// wrap fills text into lines of at most textWidth columns (longer only
 // for a single long word such as a URL), each starting with indent, and
 // each keeping the direction of the whole text (see keepDirection).
-func wrap(text, indent string) string {
+// Chinese and Japanese, written without spaces, break between their
+// characters (see wrapUnits).
+func wrap(text, indent string) string { return wrapIn(text, indent, "") }
+
+// wrapIn is wrap in the direction dir, "rtl" or "ltr": our own words,
+// which read in the reader's language's direction even when a feed's
+// name begins them; "" takes the direction of text (a feed's own).
+func wrapIn(text, indent, dir string) string {
 	var b strings.Builder
 	line := 0
-	for _, w := range strings.Fields(text) {
-		n := utf8.RuneCountInString(w)
+	for _, u := range wrapUnits(strings.FieldsFunc(text, breaksLine)) {
+		n := columns(u.text)
 		switch {
 		case line == 0:
 			b.WriteString(indent)
-			line = utf8.RuneCountInString(indent)
-		case line+1+n > textWidth:
+			line = columns(indent)
+		case line+n+boolInt(!u.glued) > textWidth:
 			b.WriteString("\n" + indent)
-			line = utf8.RuneCountInString(indent)
-		default:
+			line = columns(indent)
+		case !u.glued:
 			b.WriteByte(' ')
 			line++
 		}
-		b.WriteString(w)
+		b.WriteString(u.text)
 		line += n
 	}
-	return keepDirection(b.String(), text, indent)
+	return keepDirection(b.String(), text, indent, dir)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wrapUnit is a piece of text a line may end after; glued says no space
+// comes before it (a character of a word of Chinese or Japanese).
+type wrapUnit struct {
+	text  string
+	glued bool
+}
+
+// wrapUnits are the places a line may break in words: between words,
+// and between the wide characters of Chinese and Japanese, but never
+// before their closing punctuation or after their opening brackets (the
+// Japanese rule of kinsoku).
+func wrapUnits(words []string) []wrapUnit {
+	var out []wrapUnit
+	for _, w := range words {
+		if !strings.ContainsFunc(w, breaksWithin) {
+			out = append(out, wrapUnit{text: w})
+			continue
+		}
+		var piece []rune
+		first := true
+		flush := func() {
+			if len(piece) > 0 {
+				out = append(out, wrapUnit{text: string(piece), glued: !first})
+				first, piece = false, nil
+			}
+		}
+		for _, r := range w {
+			if n := len(piece); n > 0 {
+				last := piece[n-1]
+				together := strings.ContainsRune(noLineStart, r) || strings.ContainsRune(noLineEnd, last) ||
+					(!breaksWithin(r) && !breaksWithin(last))
+				if !together {
+					flush()
+				}
+			}
+			piece = append(piece, r)
+		}
+		flush()
+	}
+	return out
+}
+
+// The punctuation a line of Chinese or Japanese never starts with, and
+// the brackets it never ends with.
+const (
+	noLineStart = "、。，．,.）」』】〉》〕］｝・：；！？!?ー々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥"
+	noLineEnd   = "（「『【〈《〔［｛"
+)
+
+// breaksWithin says whether a line may break before or after r inside
+// a word: the characters of Chinese and Japanese and their punctuation,
+// written without spaces (Korean puts spaces between its words, and
+// breaks there).
+func breaksWithin(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || isWide(r) && unicode.IsPunct(r)
+}
+
+// isWide says whether r takes two columns of a fixed-width font: the
+// characters of Chinese, Japanese and Korean.
+func isWide(r rune) bool {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return true
+	}
+	return false
+}
+
+// columns is how many columns of a fixed-width font s takes.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += 1 + boolInt(isWide(r))
+	}
+	return n
+}
+
+// breaksLine says whether a line may break at r: at white space, but for
+// the no-break spaces a language puts where it must not (French puts
+// them before its colons and inside its quotation marks).
+func breaksLine(r rune) bool {
+	switch r {
+	case '\u00a0', '\u202f', '\u2007', '\u2060':
+		return false
+	}
+	return unicode.IsSpace(r)
 }
 
 // Marks of direction: invisible letters, one of each direction, which
@@ -194,8 +300,12 @@ const (
 // and a line of left-to-right text that starts with right-to-left
 // letters gets a left-to-right mark. An isolate (RLI…PDI) would not do:
 // a line's direction is taken from outside its isolates.
-func keepDirection(lines, text, indent string) string {
+// dir, when not "", is the direction of text as a whole.
+func keepDirection(lines, text, indent, dir string) string {
 	rtl := rightToLeft(text)
+	if dir != "" {
+		rtl = dir == "rtl"
+	}
 	if !rtl && !hasRightToLeft(text) {
 		return lines
 	}
@@ -218,11 +328,15 @@ func keepDirection(lines, text, indent string) string {
 }
 
 // bullet is a wrapped list item: "* " then lines indented under the text.
-func bullet(text string) string {
-	return "* " + strings.TrimPrefix(wrap(text, "  "), "  ")
+func bullet(text string) string { return bulletIn(text, "") }
+
+// bulletIn is bullet in the direction dir (see wrapIn).
+func bulletIn(text, dir string) string {
+	return "* " + strings.TrimPrefix(wrapIn(text, "  ", dir), "  ")
 }
 
-// underline is a Markdown-style heading rule as long as the heading.
+// underline is a Markdown-style heading rule as long as the heading, in
+// columns (a Japanese character takes two).
 func underline(text, char string) string {
-	return strings.Repeat(char, utf8.RuneCountInString(text))
+	return strings.Repeat(char, columns(text))
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"feeddigest/domain"
-	"feeddigest/internal/redact"
 	"feeddigest/ingest"
+	"feeddigest/internal/redact"
 	"feeddigest/locale"
 )
 
