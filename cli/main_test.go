@@ -178,9 +178,11 @@ func TestDemo(t *testing.T) {
 		{"site/ada/2026-11-20.html", "The masons came in September"},
 		// Kenji is weekly, from Friday 20th: his first digest, dated the
 		// Monday before, covers that week up to the day it was built; the
-		// next, from then on.
-		{"site/kenji/2026-11-16.html", "<h1>Digest for 16-20 November 2026</h1>"},
-		{"site/kenji/2026-11-23.html", "<h1>Digest for 20-23 November 2026</h1>"},
+		// next, from then on. He reads Japanese.
+		{"site/kenji/2026-11-16.html", "<h1>2026年11月16日～20日のダイジェスト</h1>"},
+		{"site/kenji/2026-11-23.html", "<h1>2026年11月20日～23日のダイジェスト</h1>"},
+		{"site/kenji/2026-11-23.html", `<html lang="ja">`},
+		{"site/kenji/feed.xml", `xml:lang="ja"`},
 	} {
 		b, err := os.ReadFile(filepath.Join(out, want.file))
 		if err != nil || !strings.Contains(string(b), want.text) {

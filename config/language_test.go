@@ -86,3 +86,16 @@ func TestExampleListsTheLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeListsTheLanguages keeps the README's list true.
+func TestReadmeListsTheLanguages(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range locale.Offered() {
+		if !strings.Contains(string(data), "`"+l.Tag+"`") {
+			t.Errorf("README.md does not list %s (`%s`)", l.EnglishName, l.Tag)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func Run(ctx context.Context, feeds fs.FS, out, self string, w io.Writer) error 
 	// spent ten seconds waiting on it. The config file keeps the default,
 	// which a user's own feeds need.
 	cfg.Fetch.HostRate = config.MaxHostRate
-	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo (weekly)\n", ts.URL)
+	fmt.Fprintf(w, "feeddigest demo: sample feeds on %s, users in London, New York and Tokyo (weekly, in Japanese)\n", ts.URL)
 	fmt.Fprintf(w, "simulating hourly runs from %s to %s\n\n", Start.Format(time.RFC3339), Start.Add(time.Duration(Hours-1)*time.Hour).Format(time.RFC3339))
 	var total pipeline.Summary
 	day2 := false
@@ -167,13 +167,16 @@ feeds = ["BASE/calm-blog.xml", "BASE/links.json", "BASE/broken.xml"]
 mute = ["title:^fixing"]
 
 # Kenji reads once a week, on Monday (his feeds are still polled every
-# day, so nothing rolls out of a feed's window between two digests).
+# day, so nothing rolls out of a feed's window between two digests), in
+# Japanese: his digests' own words, dates and counts are Japanese, his
+# feeds' texts stay as they are.
 [[users]]
 name = "kenji"
 timezone = "Asia/Tokyo"
 email = "kenji@example.org"
 every = "week"
 digest_day = "monday"
+language = "ja"
 feeds = ["BASE/calm-blog.xml", "BASE/notes.atom", "BASE/garden-ar.xml"]
 `)
 }
@@ -186,7 +189,11 @@ func report(w io.Writer, cfg *config.Config, out, self string, total pipeline.Su
 	for _, u := range cfg.Users {
 		pages, _ := filepath.Glob(filepath.Join(cfg.SiteDir, u.Name, "*-*-*.html"))
 		sort.Strings(pages)
-		fmt.Fprintf(w, "  %-6s %s  (%s, Atom feed: feed.xml)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), english.Count(len(pages), "digest page"))
+		lang := ""
+		if u.Language != "" {
+			lang = ", in " + u.Lang.EnglishName()
+		}
+		fmt.Fprintf(w, "  %-6s %s  (%s, Atom feed: feed.xml%s)\n", u.Name, filepath.Join(cfg.SiteDir, u.Name, "index.html"), english.Count(len(pages), "digest page"), lang)
 	}
 	fmt.Fprintf(w, "  status %s\n", filepath.Join(cfg.SiteDir, "status.html"))
 	mails, _ := filepath.Glob(filepath.Join(cfg.Email.Outbox, "*.eml"))
