@@ -3,8 +3,10 @@
 // with links resolved and frames made links, display title, excerpt, word
 // count, links; MakeFragments and the version of its rules, FragmentRules)
 // and the plain-text rules they rest on (PlainText, Cut, StripControl,
-// OneLine). Its few words of ours ("Untitled post", "Video: ") are
-// stored in the fragments they are part of. It imports none of the layers
+// OneLine). Its few words of ours ("Untitled post", "Video: ": Untitled,
+// EmbeddedVideo) are stored in the fragments they are part of, in English
+// as codes: render words them in the reader's language. It imports none
+// of the layers
 // that show what it makes (render, pages, pipeline).
 package ingest
 

@@ -123,6 +123,14 @@ func replaceFrames(n *html.Node, base *url.URL) bool {
 	return found
 }
 
+// The words before a frame's link, in English: stored in the fragments,
+// they are codes as much as words, and render words them in the
+// reader's language (render's embedWords).
+const (
+	EmbeddedPage  = "Embedded page: "
+	EmbeddedVideo = "Video: "
+)
+
 // frameLink is the paragraph that stands for the frame n (a span inside
 // a paragraph): "Video: " or "Embedded page: " and a link to the page it
 // showed, or nil when it names no http(s) address. A video's address may
@@ -143,9 +151,9 @@ func frameLink(n *html.Node, attr string, base *url.URL, inParagraph bool) *html
 		return nil
 	}
 	watch := videoPage(target)
-	kind := "Embedded page: "
+	kind := EmbeddedPage
 	if watch != "" || n.DataAtom == atom.Video {
-		kind = "Video: "
+		kind = EmbeddedVideo
 	}
 	if watch != "" {
 		target = watch

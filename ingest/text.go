@@ -41,8 +41,13 @@ func displayTitle(title, text string) string {
 	if text != "" {
 		return Cut(text, titleWords, titleChars)
 	}
-	return "Untitled post"
+	return Untitled
 }
+
+// Untitled is the display title of an entry with neither a title nor a
+// text: stored in its fragments, it is a code as much as words, and
+// render words it in the reader's language.
+const Untitled = "Untitled post"
 
 // ShortName is a feed's or an author's name as plain text, cut as an
 // entry's title is: a feed may name itself with a whole article.

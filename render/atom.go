@@ -277,6 +277,7 @@ func newAtomSummaryView(d Digest) (*digestView, error) {
 			if e.Fragments.Rules != ingest.FragmentRules {
 				title = ingest.DisplayTitle(e)
 			}
+			title = titleIn(d.Lang, title)
 			gv.Entries = append(gv.Entries, entryView{Title: title})
 		}
 		v.Groups = append(v.Groups, gv)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"feeddigest/domain"
+	"feeddigest/ingest"
 	"feeddigest/locale"
 )
 
@@ -241,5 +242,44 @@ func TestEnglishPhrasesAreFound(t *testing.T) {
 	found := slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(leaked, p) && !strings.Contains(string(page), p) })
 	if !found {
 		t.Error("an English sentence on a French page is not found")
+	}
+}
+
+// TestStoredWordsInTheReadersLanguage: the few words a poll stores in an
+// entry's fragments (an untitled entry's title, the words before a
+// frame's link) are worded in the reader's language when the page is
+// written, whatever language the poll ran in.
+func TestStoredWordsInTheReadersLanguage(t *testing.T) {
+	feed := "https://blog.example.org/feed.xml"
+	untitled := domain.Entry{ID: 1, Link: "https://blog.example.org/empty", Published: time.Date(2020, 11, 21, 9, 0, 0, 0, time.UTC)}
+	framed := domain.Entry{ID: 2, Title: "A talk", Link: "https://blog.example.org/talk", Published: time.Date(2020, 11, 21, 10, 0, 0, 0, time.UTC),
+		Content: `<p>Watch it: <iframe src="https://www.youtube.com/embed/x1"></iframe> then <iframe src="https://maps.example/embed?q=a"></iframe></p><iframe src="https://www.youtube.com/embed/x2"></iframe>`}
+	for _, e := range []*domain.Entry{&untitled, &framed} {
+		e.Fragments = ingest.MakeFragments(feed, *e)
+	}
+	d := Digest{User: "ada", Date: "2020-11-22", BuiltAt: time.Date(2020, 11, 22, 0, 5, 0, 0, time.UTC),
+		Groups: []FeedGroup{{FeedURL: feed, FeedName: "Blog", Entries: []domain.Entry{untitled, framed}}}}
+	english, err := DigestPage(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Untitled post", "<p>Video: <a ", "<span> Video: <a ", "<span> Embedded page: <a "} {
+		if !strings.Contains(string(english), want) {
+			t.Errorf("the English page lacks %q", want)
+		}
+	}
+	page, err := DigestPage(inLanguage(t, d, "ja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"無題の投稿", "<p>動画：<a ", "<span> 動画：<a ", "<span> 埋め込みページ：<a "} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the Japanese page lacks %q", want)
+		}
+	}
+	for _, english := range []string{"Untitled post", "Video: ", "Embedded page: "} {
+		if strings.Contains(string(page), english) {
+			t.Errorf("the Japanese page says %q", english)
+		}
 	}
 }

@@ -548,6 +548,7 @@ func newTitleView(l *locale.Locale, e domain.Entry, g FeedGroup, loc *time.Locat
 	if e.Fragments.Rules != ingest.FragmentRules {
 		title = ingest.DisplayTitle(e)
 	}
+	title = titleIn(l, title)
 	tv := titleView{Lang: g.Lang, Title: title, URL: ingest.EntryURL(g.FeedURL, e.Link)}
 	tv.Time, tv.FirstSeen = entryTime(l, e, loc)
 	tv.timeText = timeText(l, tv.Time, tv.FirstSeen)
@@ -588,13 +589,13 @@ func newEntryView(l *locale.Locale, e domain.Entry, g FeedGroup, name string, ne
 	f := ingest.FragmentsOf(g.FeedURL, e)
 	ev := entryView{
 		Nested:   nested,
-		Title:    f.Title,
+		Title:    titleIn(l, f.Title),
 		URL:      ingest.EntryURL(g.FeedURL, e.Link),
 		FeedName: name,
 		Author:   ingest.ShortName(e.Author),
 		Excerpt:  f.Excerpt,
 		// Trusted: sanitised when the fragment was made.
-		Content: template.HTML(ingest.ContentAt(f.HTML, entryContentHeading(nested))),
+		Content: template.HTML(contentIn(l, ingest.ContentAt(f.HTML, entryContentHeading(nested)))),
 		Lang:    g.Lang,
 		// The files' labels are ours (their kind, time and size), in
 		// the reader's language like the rest of the page: no lang of

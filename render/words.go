@@ -1,8 +1,10 @@
 package render
 
 import (
+	"html"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"feeddigest/ingest"
 	"feeddigest/locale"
@@ -85,6 +87,41 @@ func linkParts(l *locale.Locale, h HostCount) []locale.Part {
 // linkText is the line of linkWords for plain text.
 func linkText(l *locale.Locale, h HostCount) string {
 	return locale.Join(linkParts(l, h), func(string) string { return h.First })
+}
+
+// titleIn is an entry's display title as the reader reads it: the one
+// ingest gives an entry with neither title nor text, in their language.
+func titleIn(l *locale.Locale, title string) string {
+	if title == ingest.Untitled {
+		return l.T("entry.untitled")
+	}
+	return title
+}
+
+// embedWords are the places in stored content where ingest put its words
+// before a frame's link ("Video: "), as it writes them (a paragraph of
+// its own, or a span inside one), and the message that words them.
+var embedWords = []struct{ open, stored, id string }{
+	{"<p>", ingest.EmbeddedPage, "entry.embedded_page"},
+	{"<p>", ingest.EmbeddedVideo, "entry.embedded_video"},
+	{"<span> ", ingest.EmbeddedPage, "entry.embedded_page"},
+	{"<span> ", ingest.EmbeddedVideo, "entry.embedded_video"},
+}
+
+// contentIn is an entry's stored content with the words ingest put
+// before a frame's link in the reader's language (English as stored).
+func contentIn(l *locale.Locale, content string) string {
+	if l.Tag() == "en" || !strings.Contains(content, "<a ") {
+		return content
+	}
+	for _, w := range embedWords {
+		stored := w.open + w.stored + "<a "
+		if strings.Contains(content, stored) {
+			words := html.EscapeString(l.T("text.label", "Label", l.T(w.id), "Value", ""))
+			content = strings.ReplaceAll(content, stored, w.open+words+"<a ")
+		}
+	}
+	return content
 }
 
 // entryDirection is the direction of an entry whose title, else
