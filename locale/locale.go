@@ -145,6 +145,19 @@ func (l *Locale) Texts() []string {
 	return out
 }
 
+// IDs are the ids of the language's messages, date patterns aside,
+// sorted.
+func (l *Locale) IDs() []string {
+	var out []string
+	for id := range l.loc().cat.messages {
+		if !strings.HasPrefix(id, datePrefix) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // English is the language of a digest whose reader chose none.
 func English() *Locale { return offered.locales[0] }
 
