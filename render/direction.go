@@ -37,17 +37,21 @@ func rightToLeft(text string) bool {
 	return rtl
 }
 
-// entryDir is the direction an entry's line of our own words (author and
-// time) takes beside its title and text: "rtl" when the title, else the
-// excerpt, reads right to left, "" (the page's own, left to right)
-// otherwise.
-func entryDir(title, excerpt string) string {
+// entryDirection is the direction of an entry whose title, else
+// excerpt, reads the other way than the page (see entryView.Dir): "rtl"
+// or "ltr", "" when it reads as the page does or has no letter that
+// says.
+func entryDirection(title, excerpt, page string) string {
 	for _, s := range []string{title, excerpt} {
 		if rtl, found := strongDirection(s); found {
+			dir := "ltr"
 			if rtl {
-				return "rtl"
+				dir = "rtl"
 			}
-			return ""
+			if dir == page {
+				return ""
+			}
+			return dir
 		}
 	}
 	return ""

@@ -123,23 +123,3 @@ func contentIn(l *locale.Locale, content string) string {
 	}
 	return content
 }
-
-// entryDirection is the direction of an entry whose title, else
-// excerpt, reads the other way than the page (see entryView.Dir): "rtl"
-// or "ltr", "" when it reads as the page does or has no letter that
-// says.
-func entryDirection(title, excerpt, page string) string {
-	for _, s := range []string{title, excerpt} {
-		if rtl, found := strongDirection(s); found {
-			dir := "ltr"
-			if rtl {
-				dir = "rtl"
-			}
-			if dir == page {
-				return ""
-			}
-			return dir
-		}
-	}
-	return ""
-}
