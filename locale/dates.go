@@ -22,6 +22,7 @@ const (
 	ShortDate DateForm = "short"   // "Fri 20 Nov 2026"
 	DateTime  DateForm = "time"    // "20 Nov 2026, 09:00"
 	BriefTime DateForm = "brief"   // "20 Nov 09:00": no year
+	Day       DateForm = "day"     // "20 Nov 2026": a day a server named
 )
 
 // The patterns of a run of days (see WeekRange).

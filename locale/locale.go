@@ -105,7 +105,7 @@ func load(fsys fs.FS) (*catalogues, error) {
 	for _, l := range out.locales {
 		l.fallback = out.locales[0]
 	}
-	for _, form := range []DateForm{FullDate, Weekday, ShortDate, DateTime, BriefTime, weekSameMonth, weekSameYear, weekOtherYear, weekSameMonthShort, weekOtherMonthShort} {
+	for _, form := range []DateForm{FullDate, Weekday, ShortDate, DateTime, BriefTime, Day, weekSameMonth, weekSameYear, weekOtherYear, weekSameMonthShort, weekOtherMonthShort} {
 		if _, ok := out.locales[0].patterns[form]; !ok {
 			return nil, fmt.Errorf("locale: %s: the date pattern %s is missing or broken", en.file, form)
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"feeddigest/ingest"
 	"feeddigest/locale"
@@ -44,8 +45,11 @@ var withStatus = regexp.MustCompile(`^(.*) \(([1-9][0-9]{2})\)$`)
 // ReasonKnown says whether a problem's code (fetch.Result.Problem) has
 // words in the catalogues: one that has none is shown as it is kept.
 func ReasonKnown(code string) bool {
-	code, _ = splitStatus(code)
-	_, ok := reasons[code]
+	what, _ := splitStatus(code)
+	if _, ok := reasons[what]; ok {
+		return true
+	}
+	_, ok := netReasonText(locale.English(), code)
 	return ok
 }
 
@@ -57,14 +61,72 @@ func splitStatus(code string) (string, int) {
 	return code, 0
 }
 
+// netReasons are the codes fetch gives a network failure
+// (fetch.NetFailure.Words), each with the facts it carries: the server
+// (Host), and for some a day (Date, as fetch writes it), a certificate's
+// names (Names) or what the network said (Detail).
+var netReasons = []struct {
+	code *regexp.Regexp
+	id   string
+	// facts name the code's groups after the server's.
+	facts []string
+}{
+	{regexp.MustCompile(`^could not find the host (.+) \(DNS lookup failed\)$`), "reason.net_unknown_host", nil},
+	{regexp.MustCompile(`^connection refused by (.+)$`), "reason.net_refused", nil},
+	{regexp.MustCompile(`^(.+) closed the connection before answering$`), "reason.net_closed", nil},
+	{regexp.MustCompile(`^(.+) cut the connection while sending the feed$`), "reason.net_cut", nil},
+	{regexp.MustCompile(`^(.+) did not answer in time$`), "reason.net_timeout", nil},
+	{regexp.MustCompile(`^could not reach (.+) \(no route to it\)$`), "reason.net_unreachable", nil},
+	{regexp.MustCompile(`^the certificate of (.+) is not signed by a known authority$`), "reason.cert_unknown", nil},
+	{regexp.MustCompile(`^the certificate of (.+) has expired$`), "reason.cert_expired", nil},
+	{regexp.MustCompile(`^the certificate of (.+) expired on ([0-9]{1,2} [A-Z][a-z]{2} [0-9]{4})$`), "reason.cert_expired_on", []string{"Date"}},
+	{regexp.MustCompile(`^the certificate of (.+) is for another site \((.+)\)$`), "reason.cert_host_names", []string{"Names"}},
+	{regexp.MustCompile(`^the certificate of (.+) is for another site$`), "reason.cert_host", nil},
+	{regexp.MustCompile(`^could not set up a secure connection with (.+) \((.+)\)$`), "reason.tls", []string{"Detail"}},
+	{regexp.MustCompile(`^could not connect to (.+) \((.+)\)$`), "reason.network", []string{"Detail"}},
+}
+
+// theServer is the server a network failure names when its error named
+// none.
+const theServer = "the server"
+
 // reasonText words why a feed could not be read.
 func reasonText(l *locale.Locale, code string) string {
 	what, status := splitStatus(code)
-	id, ok := reasons[what]
-	if !ok {
-		return ingest.ShortName(code) // a code of a newer version: its own words
+	if id, ok := reasons[what]; ok {
+		return l.T(id, "Status", strconv.Itoa(status))
 	}
-	return l.T(id, "Status", strconv.Itoa(status))
+	if text, ok := netReasonText(l, code); ok {
+		return text
+	}
+	return ingest.ShortName(code) // a code of a newer version: its own words
+}
+
+// netReasonText words a network failure's code; ok is false for a code
+// that is not one.
+func netReasonText(l *locale.Locale, code string) (string, bool) {
+	for _, r := range netReasons {
+		m := r.code.FindStringSubmatch(code)
+		if m == nil {
+			continue
+		}
+		host := m[1]
+		if host == theServer {
+			host = l.T("reason.the_server")
+		}
+		args := []any{"Host", host}
+		for i, fact := range r.facts {
+			v := m[i+2]
+			if fact == "Date" {
+				if day, err := time.Parse("2 Jan 2006", v); err == nil {
+					v = l.Date(day, locale.Day)
+				}
+			}
+			args = append(args, fact, v)
+		}
+		return l.T(r.id, args...), true
+	}
+	return "", false
 }
 
 // linkWords words a line of "Links mentioned" after the site's address:

@@ -1,0 +1,88 @@
+package render
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"feeddigest/fetch"
+	"feeddigest/locale"
+	"feeddigest/parse"
+)
+
+// TestEveryProblemHasWords: every code package fetch gives a feed's
+// problem (fetch.Result.Problem, kept in the state) is worded by the
+// catalogues, so no reader sees fetch's English phrase: a new kind of
+// problem needs its message (reason.* in locale/messages) and its line
+// in render/words.go.
+func TestEveryProblemHasWords(t *testing.T) {
+	errs := []error{
+		&fetch.ErrStatus{Code: 404}, &fetch.ErrStatus{Code: 410}, &fetch.ErrStatus{Code: 401}, &fetch.ErrStatus{Code: 403},
+		&fetch.ErrStatus{Code: 429}, &fetch.ErrStatus{Code: 500}, &fetch.ErrStatus{Code: 503}, &fetch.ErrStatus{Code: 418},
+		fetch.ErrRunDied, fetch.ErrPrivateAddress, fetch.ErrTooLarge, parse.ErrTooManyNodes, fetch.ErrTooManyRedirects,
+		parse.ErrNotFeed, fetch.ErrStillBroken, parse.ErrTooDeep, fetch.ErrEncoding, fetch.ErrHostBusy, context.DeadlineExceeded,
+		&net.DNSError{Err: "no such host", Name: "nowhere.example"},
+		&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, x509.HostnameError{Host: "a.example"},
+		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")},
+		&url.Error{Op: "Get", URL: "https://a.example/", Err: errors.New("EOF")},
+		errors.New("something else"),
+	}
+	ja, err := locale.Match("ja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range errs {
+		code := fetch.Result{Err: e}.Problem()
+		if !ReasonKnown(code) {
+			t.Errorf("%v: fetch's problem %q has no words in the catalogues", e, code)
+		}
+		if got := reasonText(ja, code); got == code {
+			t.Errorf("%v: %q is not worded in Japanese", e, code)
+		}
+	}
+}
+
+// TestNetworkFailuresInTheReadersLanguage: each network failure fetch
+// names is worded in the reader's language with its facts (the server,
+// the day a certificate expired, its names, what the network said), and
+// in English exactly as fetch says it.
+func TestNetworkFailuresInTheReadersLanguage(t *testing.T) {
+	expired := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	failures := []fetch.NetFailure{
+		{Kind: fetch.NetUnknownHost, Host: "nowhere.example"}, {Kind: fetch.NetRefused, Host: "127.0.0.1:8000"},
+		{Kind: fetch.NetClosed, Host: "a.example"}, {Kind: fetch.NetCut, Host: "a.example"}, {Kind: fetch.NetTimeout, Host: "a.example"},
+		{Kind: fetch.NetTimeout}, {Kind: fetch.NetUnreachable, Host: "10.1.2.3"}, {Kind: fetch.NetCertUnknown, Host: "a.example"},
+		{Kind: fetch.NetCertExpired, Host: "a.example"}, {Kind: fetch.NetCertExpired, Host: "a.example", Expired: expired},
+		{Kind: fetch.NetCertHost, Host: "a.example"}, {Kind: fetch.NetCertHost, Host: "a.example", Names: []string{"b.example", "c.example"}},
+		{Kind: fetch.NetTLS, Host: "a.example", Detail: "remote error: tls: handshake failure"},
+		{Kind: fetch.NetOther, Host: "a.example", Detail: "socket: too many open files"},
+	}
+	ja, err := locale.Match("ja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range failures {
+		code := f.Words()
+		if got := reasonText(locale.English(), code); got != code {
+			t.Errorf("%s: English %q", code, got)
+		}
+		got := reasonText(ja, code)
+		if got == code || strings.Contains(got, "the server") || (f.Host != "" && !strings.Contains(got, f.Host)) {
+			t.Errorf("%s: Japanese %q", code, got)
+		}
+		for _, fact := range append(f.Names, f.Detail) {
+			if !strings.Contains(got, fact) {
+				t.Errorf("%s: Japanese %q lacks %q", code, got, fact)
+			}
+		}
+		if !f.Expired.IsZero() && !strings.Contains(got, "2026年11月20日") {
+			t.Errorf("%s: Japanese %q lacks the day", code, got)
+		}
+	}
+}
