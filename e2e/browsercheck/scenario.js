@@ -3,10 +3,11 @@
 //
 // It builds feeddigest and the review scenario (e2e/browsercheck/scenario:
 // twelve real-looking feeds and a quiet one on loopback, five simulated
-// days, four users), runs the scenario, and opens the pages its
-// scenario.json names (a busy day, a first digest, a weekly digest, a
-// weekly user's first, a weekly digest with nothing new, a right-to-left
-// digest, status.html) and the emails' HTML parts it decoded from the
+// days, eight users), runs the scenario, and opens the pages its
+// scenario.json names (a busy day, and the same in French, German,
+// Japanese and Russian, a first digest, a weekly digest, a weekly user's
+// first, a weekly digest with nothing new, a right-to-left digest in
+// Arabic, status.html) and the emails' HTML parts it decoded from the
 // outbox (the busy day's) from file:// in Debian's headless Chromium. For
 // each page and email, at 1280 and 390 px wide, in the light and the dark
 // colour scheme, it:

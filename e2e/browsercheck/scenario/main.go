@@ -8,14 +8,18 @@
 // over five simulated days, Thursday 19 to Monday 23 November 2026, for
 // four users: ada (London, daily), ben (New York, weekly on Mondays, so
 // his first digest comes on the Thursday he is added), noor (Jerusalem,
-// daily, mostly Arabic and Hebrew) and cy (London, weekly on Mondays,
-// the quiet column alone: a weekly digest with nothing new).
+// daily, mostly Arabic and Hebrew, and reading Arabic) and cy (London,
+// weekly on Mondays, the quiet column alone: a weekly digest with nothing
+// new); and ada's feeds read in four more languages, by amelie (Paris,
+// French), jonas (Berlin, German), kenji (Tokyo, Japanese) and olga
+// (Moscow, Russian).
 //
 //	go run ./e2e/browsercheck/scenario -bin ./feeddigest -out /tmp/scenario
 //
 // OUT gets config.toml, state.db, outbox/, site/, email/ and
 // scenario.json, which names the pages to look at (busy-day,
-// first-digest, weekly, weekly-first, weekly-quiet, rtl, status),
+// first-digest, weekly, weekly-first, weekly-quiet, rtl, status, and
+// busy-day-fr, -de, -ja, -ru: the busy day in other languages),
 // relative to site/, and the emails' HTML parts (busy-day-email, the
 // busy day's email decoded from its .eml in outbox/), relative to OUT.
 // Nothing leaves the machine: the feeds are on 127.0.0.1 and the rest of
@@ -186,6 +190,9 @@ func choosePages(site string) (map[string]string, error) {
 		}
 		pages[name] = p
 	}
+	for _, r := range readersElsewhere {
+		pages["busy-day-"+r.language] = r.name + "/2026-11-21.html"
+	}
 	for name, p := range pages {
 		if _, err := os.Stat(filepath.Join(site, p)); err != nil {
 			return nil, fmt.Errorf("page %s: %w", name, err)
@@ -280,18 +287,43 @@ every = "week"
 digest_day = "monday"
 feeds = ["BASE/almanac.xml"]
 
-# Noor reads mostly Arabic and Hebrew.
+# Noor reads mostly Arabic and Hebrew, and her digests speak Arabic.
 [[users]]
 name = "noor"
 timezone = "Asia/Jerusalem"
 email = "noor@example.org"
 digest_hour = 7
+language = "ar"
 feeds = [
   "BASE/garden-ar.xml",
   "BASE/city-he.xml",
   "BASE/blog.xml",
 ]
-`)
+`) + otherLanguages(base)
+}
+
+// readersElsewhere read ada's feeds in their own languages, at 07:00
+// where they live: the busy day in French, German, Japanese and Russian
+// (long compounds, plurals of three forms, text without spaces).
+var readersElsewhere = []struct{ name, zone, language string }{
+	{"amelie", "Europe/Paris", "fr"},
+	{"jonas", "Europe/Berlin", "de"},
+	{"kenji", "Asia/Tokyo", "ja"},
+	{"olga", "Europe/Moscow", "ru"},
+}
+
+func otherLanguages(base string) string {
+	var b strings.Builder
+	for _, r := range readersElsewhere {
+		fmt.Fprintf(&b, "\n[[users]]\nname = %q\ntimezone = %q\ndigest_hour = 7\nlanguage = %q\nfeeds = [\n", r.name, r.zone, r.language)
+		for _, f := range []string{`{ url = "BASE/blog.xml", folder = "Friends" }`, `"BASE/news.xml"`, `{ url = "BASE/longreads.atom", folder = "Reading" }`,
+			`{ url = "BASE/podcast.xml", folder = "Listening" }`, `"BASE/microblog.json"`, `{ url = "BASE/garden-ar.xml", folder = "Neighbours" }`,
+			`"BASE/gorod.xml"`, `{ url = "BASE/broken.xml", folder = "Reading" }`, `"BASE/newsletter.xml"`} {
+			b.WriteString("  " + strings.ReplaceAll(f, "BASE", base) + ",\n")
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
 }
 
 // writeHTMLPart decodes the HTML part of the email eml of out's outbox

@@ -258,6 +258,8 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 	want := map[string]string{
 		"busy-day": "ada/2026-11-21.html", "first-digest": "ada/2026-11-18.html", "weekly": "ben/2026-11-23.html",
 		"weekly-first": "ben/2026-11-16.html", "weekly-quiet": "cy/2026-11-23.html", "rtl": "noor/2026-11-23.html", "status": "status.html",
+		"busy-day-fr": "amelie/2026-11-21.html", "busy-day-de": "jonas/2026-11-21.html", "busy-day-ja": "kenji/2026-11-21.html",
+		"busy-day-ru": "olga/2026-11-21.html",
 	}
 	for name, page := range want {
 		if manifest.Pages[name] != page {
@@ -274,8 +276,13 @@ func TestScenarioBuildsThePagesToReview(t *testing.T) {
 	if busy := read(want["busy-day"]); strings.Count(busy, "Metro Wire") < 2 || len(busy) < 40_000 {
 		t.Errorf("the busy day's page (%d bytes) does not hold a day of Metro Wire", len(busy))
 	}
-	if rtl := read(want["rtl"]); strings.Count(rtl, `lang="he"`)+strings.Count(rtl, `lang="ar"`) < 3 {
-		t.Error("noor's page is not mostly Arabic and Hebrew")
+	if rtl := read(want["rtl"]); strings.Count(rtl, `lang="he"`)+strings.Count(rtl, `lang="ar"`) < 3 || !strings.Contains(rtl, `<html lang="ar" dir="rtl">`) {
+		t.Error("noor's page is not mostly Arabic and Hebrew, in Arabic")
+	}
+	for _, r := range readersElsewhere {
+		if page := read(want["busy-day-"+r.language]); !strings.Contains(page, `<html lang="`+r.language+`">`) || strings.Count(page, "Metro Wire") < 2 {
+			t.Errorf("%s's busy day is not ada's feeds in %s", r.name, r.language)
+		}
 	}
 	if quiet := read(want["weekly-quiet"]); !strings.Contains(quiet, "Nothing new") || strings.Contains(quiet, "<article") {
 		t.Error("cy's Monday digest is not a weekly digest with nothing new")
