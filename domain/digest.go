@@ -58,7 +58,12 @@ type Notice struct {
 	FeedURL string     `json:"feed_url"`
 	Kind    NoticeKind `json:"kind"`
 	NewURL  string     `json:"new_url,omitempty"`
-	Detail  string     `json:"detail,omitempty"`
+	// LastError is the error a dead feed last gave, as the server or the
+	// network said it: a fact, worded around when a digest is written.
+	LastError string `json:"last_error,omitempty"`
+	// Detail is what an older version kept instead: words ("last error:
+	// HTTP 500"), shown as they were. No longer written.
+	Detail string `json:"detail,omitempty"`
 }
 
 // NoticeKind says how a feed changed.
@@ -76,8 +81,13 @@ const (
 type Problem struct {
 	FeedURL string       `json:"feed_url"`
 	State   ProblemState `json:"state"`
-	Reason  string       `json:"reason,omitempty"` // in plain words, "not found (404)"; "" when unknown
-	Since   time.Time    `json:"since"`            // the first error of the run
+	// Code is why, worded when the digest's page or email is written;
+	// zero when unknown, or in a digest an older version built, which
+	// kept the words instead (Reason, "not found (404)", shown as they
+	// are).
+	Code   ProblemCode `json:"code,omitzero"`
+	Reason string      `json:"reason,omitempty"`
+	Since  time.Time   `json:"since"` // the first error of the run
 	// Until is when the feed was read again (ProblemRecovered).
 	Until time.Time `json:"until,omitzero"`
 	// Again says the feed's problem was named in an earlier digest and

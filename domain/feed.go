@@ -25,10 +25,14 @@ type Feed struct {
 	LastStatus  int
 	LastError   string
 
-	// The last thing that went wrong, in plain words for a digest's
-	// reader ("not found (404)"), when, and since when it went wrong
-	// then: kept after the feed recovers, so a digest can say that it
-	// could not be read for a while since the previous one.
+	// The last thing that went wrong, as a code with its facts (worded
+	// in each reader's language when a digest is written), when, and
+	// since when it went wrong then: kept after the feed recovers, so a
+	// digest can say that it could not be read for a while since the
+	// previous one. Problem is the words an older version kept instead
+	// of a code ("not found (404)"): shown as they are where ProblemCode
+	// is zero, and no longer written.
+	ProblemCode  ProblemCode
 	Problem      string
 	ProblemAt    time.Time
 	ProblemSince time.Time

@@ -60,8 +60,8 @@ func TestNetFailureKinds(t *testing.T) {
 			if got := f.Words(); got != want {
 				t.Errorf("words %q, want %q (error: %v)", got, want, res.Err)
 			}
-			if got := res.Problem(); got != want {
-				t.Errorf("the digest's problem line says %q, want %q", got, want)
+			if got := res.Problem(); got != f.Code() || string(got.Kind) != string(f.Kind) || got.Host != f.Host {
+				t.Errorf("the digest's problem is kept as %+v, want %+v", got, f.Code())
 			}
 			if res.Outcome != OutcomeNetError {
 				t.Errorf("outcome %v, want a passing network error", res.Outcome)

@@ -2,9 +2,9 @@ package fetch
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
+	"feeddigest/domain"
 	"feeddigest/parse"
 )
 
@@ -13,57 +13,48 @@ import (
 // feed (package pipeline records it, see its suspected).
 var ErrRunDied = errors.New("a previous run died while reading this feed")
 
-// Problem says in plain words, for the reader of a digest, why a poll
-// failed: "not found (404)", "server error (503)", "connection refused
-// by example.org", "not a feed", "too large", "gone (410)", "refused:
-// private address", "stopped the program while being read". A network
-// failure is said in the words of NetFailure.Words, which `check`, `run`
-// and `status` say too. "" when the poll did not fail.
-func (r Result) Problem() string {
+// Problem is why a poll failed, as a code with its facts for the state to
+// keep: an HTTP status, a body that is not a feed, too large, a network
+// failure by its kind (NetFailureOf) with its host... Its words are said
+// when a digest is written, in its reader's language (package render).
+// The zero code when the poll did not fail.
+func (r Result) Problem() domain.ProblemCode {
 	err := r.Err
 	if err == nil {
-		return ""
+		return domain.ProblemCode{}
 	}
 	var status *ErrStatus
 	if errors.As(err, &status) {
-		return statusProblem(status.Code)
+		return domain.HTTPProblem(status.Code)
 	}
+	kind := domain.ProblemUnreadable
 	switch {
 	case errors.Is(err, ErrRunDied):
-		return "stopped the program while being read"
+		kind = domain.ProblemRunDied
 	case errors.Is(err, ErrPrivateAddress):
-		return "refused: private address"
+		kind = domain.ProblemPrivateAddress
 	case errors.Is(err, ErrTooLarge), errors.Is(err, parse.ErrTooManyNodes), errors.Is(err, parse.ErrTooFragmented):
-		return "too large"
+		kind = domain.ProblemTooLarge
 	case errors.Is(err, ErrTooManyRedirects):
-		return "too many redirects"
+		kind = domain.ProblemTooManyRedirects
 	case errors.Is(err, parse.ErrNotFeed), errors.Is(err, ErrStillBroken), errors.Is(err, parse.ErrTooDeep),
 		errors.Is(err, parse.ErrTooManyNamespaces), errors.Is(err, ErrEncoding), r.BodyError != "":
-		return "not a feed"
+		kind = domain.ProblemNotFeed
 	case errors.Is(err, ErrHostBusy):
-		return "timed out"
+		kind = domain.ProblemTimeout
+	default:
+		if f := NetFailureOf(err); f.Kind != NetNone {
+			return f.Code()
+		}
 	}
-	if f := NetFailureOf(err); f.Kind != NetNone {
-		return f.Words()
-	}
-	return "could not be read"
+	return domain.ProblemCode{Kind: kind}
 }
 
-// statusProblem names an HTTP status that is not success.
-func statusProblem(code int) string {
-	switch {
-	case code == 404:
-		return "not found (404)"
-	case code == 410:
-		return "gone (410)"
-	case code == 401 || code == 403:
-		return fmt.Sprintf("access refused (%d)", code)
-	case code == 429:
-		return "too many requests (429)"
-	case code >= 500:
-		return fmt.Sprintf("server error (%d)", code)
-	}
-	return fmt.Sprintf("error (%d)", code)
+// Code is the failure as the state keeps it: the kinds are spelled the
+// same (domain.ProblemKind's network kinds).
+func (f NetFailure) Code() domain.ProblemCode {
+	return domain.ProblemCode{Kind: domain.ProblemKind(f.Kind), Host: f.Host, Expired: f.Expired,
+		Names: strings.Join(f.Names, ", "), Detail: f.Detail}
 }
 
 // Words say a network failure in plain words, with its host: "could not

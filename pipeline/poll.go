@@ -415,9 +415,11 @@ func (p *pass) nextRecord(f domain.Feed, res fetch.Result, saved store.SaveStats
 	}
 	f.Schedule = p.opts.Policy.Next(f.Schedule, outcome, now, p.salt)
 	if res.Err != nil {
-		// In plain words, for the digests: what went wrong, and since
-		// when (a 410 at once has no run of errors).
-		f.Problem, f.ProblemAt, f.ProblemSince = res.Problem(), now, f.FirstError
+		// As a code, worded by each digest in its reader's language: what
+		// went wrong, and since when (a 410 at once has no run of
+		// errors). The words an older version kept go: they were of an
+		// earlier failure.
+		f.ProblemCode, f.Problem, f.ProblemAt, f.ProblemSince = res.Problem(), "", now, f.FirstError
 		if f.ProblemSince.IsZero() {
 			f.ProblemSince = now
 		}

@@ -349,7 +349,7 @@ const updateFeedSQL = `WITH mark AS (DELETE FROM poll_attempts WHERE feed_id = $
 		answers_304 = $22, refuses_head = $23, ignores_conditional = $24, ttl_seconds = $25, overflow_gap_seconds = $26,
 		next_extra_poll = $27, polls = $28, body_error = $29, repaired = $30, problem = $31, problem_at = $32,
 		problem_since = $33, language = $34, etag_untrusted = $36, last_modified_untrusted = $37,
-		refuses_conditional = $38, last_get = $39, articles_asked = $40, articles_read = $41 WHERE id = $35`
+		refuses_conditional = $38, last_get = $39, articles_asked = $40, articles_read = $41, problem_code = $42 WHERE id = $35`
 
 // queueFeedUpdate queues updateFeedSQL for f, an error when there is no
 // such feed.
@@ -371,7 +371,7 @@ func feedArgs(f domain.Feed) []any {
 		f.IgnoresConditional, int64(f.TTL / time.Second), int64(f.OverflowGap / time.Second),
 		at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, at(f.ProblemAt),
 		at(f.ProblemSince), f.Language, f.ID, f.Distrust.ETag, f.Distrust.LastModified, f.Distrust.Conditional,
-		at(f.LastGet), f.ArticlesAsked, f.ArticlesRead}
+		at(f.LastGet), f.ArticlesAsked, f.ArticlesRead, store.ProblemCodeText(f.ProblemCode)}
 }
 
 // stillNeeded holds for the entries e that a digest not yet rendered, or

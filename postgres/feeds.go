@@ -33,7 +33,8 @@ func scanFeed(row pgx.Row, extra ...any) (domain.Feed, error) {
 		timeOf{&f.DeadAt}, timeOf{&f.MovedAt}, &f.MovedFrom, timeOf{&f.OriginFlagAt}, &f.Answers304, &f.RefusesHEAD,
 		&f.IgnoresConditional, &ttl, &gap, timeOf{&f.NextExtraPoll}, &f.Polls, &f.BodyError, &f.Repaired,
 		&f.Problem, timeOf{&f.ProblemAt}, timeOf{&f.ProblemSince}, &f.Language, &f.Distrust.ETag,
-		&f.Distrust.LastModified, &f.Distrust.Conditional, timeOf{&f.LastGet}, &f.ArticlesAsked, &f.ArticlesRead}
+		&f.Distrust.LastModified, &f.Distrust.Conditional, timeOf{&f.LastGet}, &f.ArticlesAsked, &f.ArticlesRead,
+		store.ProblemCodeColumn{Code: &f.ProblemCode}}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}

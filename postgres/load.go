@@ -75,7 +75,7 @@ func loadFeeds(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded
 		"origin_flag_at", "answers_304", "refuses_head", "ignores_conditional", "ttl_seconds",
 		"overflow_gap_seconds", "next_extra_poll", "polls", "body_error", "repaired", "problem", "problem_at",
 		"problem_since", "language", "etag_untrusted", "last_modified_untrusted", "refuses_conditional", "last_get",
-		"articles_asked", "articles_read"}
+		"articles_asked", "articles_read", "problem_code"}
 	n.Feeds, err = copyRows(ctx, tx, "feeds", columns, each(feeds), func(f domain.Feed) []any {
 		return []any{f.ID, f.URL, f.EffectiveURL, f.PendingURL, f.Title, f.SiteURL, f.ETag, f.LastModified,
 			f.BodyHash, at(f.LastPoll), at(f.LastSuccess), f.LastStatus, f.LastError, at(f.NextPoll), f.Reason,
@@ -83,7 +83,7 @@ func loadFeeds(ctx context.Context, tx pgx.Tx, src store.Dumper, n *store.Loaded
 			at(f.OriginFlagAt), f.Answers304, f.RefusesHEAD, f.IgnoresConditional, int64(f.TTL / time.Second),
 			int64(f.OverflowGap / time.Second), at(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem,
 			at(f.ProblemAt), at(f.ProblemSince), f.Language, f.Distrust.ETag, f.Distrust.LastModified,
-			f.Distrust.Conditional, at(f.LastGet), f.ArticlesAsked, f.ArticlesRead}
+			f.Distrust.Conditional, at(f.LastGet), f.ArticlesAsked, f.ArticlesRead, store.ProblemCodeText(f.ProblemCode)}
 	})
 	return err
 }

@@ -274,6 +274,10 @@ var migrations = []string{
 	// 19 (SQLite's 24): the first entries a digest's rules left out
 	// (domain.Digest.LeftOutTitles).
 	`ALTER TABLE digests ADD COLUMN left_out_titles jsonb NOT NULL DEFAULT '[]';`,
+	// 20 (SQLite's 25): a feed's problem as a code with its facts
+	// (domain.ProblemCode), worded when a digest is written; rows from
+	// before keep their words in problem, '{}' here (see SQLite's).
+	`ALTER TABLE feeds ADD COLUMN problem_code jsonb NOT NULL DEFAULT '{}';`,
 }
 
 // schemaVersion is the version a migrated database has.

@@ -211,19 +211,25 @@ func TestRightToLeftPage(t *testing.T) {
 	}
 }
 
-// TestUnknownReasonKeepsItsWords: a problem's code that this version
-// has no words for (one a newer version stored) is shown as it was kept,
-// never as an empty reason or a message id.
+// TestUnknownReasonKeepsItsWords: words an older version kept instead
+// of a problem's code are shown as they were kept, never as an empty
+// reason or a message id (its own words read as the code they stood
+// for); a code of a kind this version does not know reads "could not be
+// read".
 func TestUnknownReasonKeepsItsWords(t *testing.T) {
 	ja, _ := locale.Match("ja")
-	if got := reasonText(ja, "a reason from the future"); got != "a reason from the future" {
-		t.Errorf("unknown code: %q", got)
+	none := domain.ProblemCode{}
+	if got := reasonText(ja, none, "a reason from the future", time.UTC); got != "a reason from the future" {
+		t.Errorf("unknown words: %q", got)
 	}
-	if got := reasonText(ja, "server error (503)"); got != "サーバーエラー（503）" {
+	if got := reasonText(ja, none, "server error (503)", time.UTC); got != "サーバーエラー（503）" {
 		t.Errorf("server error (503) in Japanese: %q", got)
 	}
-	if got := reasonText(ja, ""); got != "読み込めません" {
+	if got := reasonText(ja, none, "", time.UTC); got != "読み込めません" {
 		t.Errorf("no code: %q", got)
+	}
+	if got := reasonText(ja, domain.ProblemCode{Kind: "from-the-future"}, "", time.UTC); got != "読み込めません" {
+		t.Errorf("a kind from a newer version: %q", got)
 	}
 }
 

@@ -386,7 +386,7 @@ func newProblemView(l *locale.Locale, p Problem, loc *time.Location) problemView
 		Since:    showTime(l, p.Since, loc, locale.ShortDate),
 		Again:    p.Again,
 	}
-	args := []any{"Feed", locale.Mark(0), "Reason", reasonText(l, p.Reason), "Since", locale.Mark(1)}
+	args := []any{"Feed", locale.Mark(0), "Reason", reasonText(l, p.Code, p.Reason, loc), "Since", locale.Mark(1)}
 	var line string
 	switch {
 	case p.Again && v.Since.Label != "":
@@ -651,24 +651,33 @@ func newNoticeView(l *locale.Locale, n Notice) noticeView {
 	v := noticeView{
 		FeedName: feedName(n.FeedName, n.FeedURL),
 		NewURL:   safeLink(redact.URL(n.NewURL)),
-		Detail:   noticeDetail(l, redact.Text(ingest.PlainText(n.Detail))),
+		Detail:   noticeDetail(l, n.Notice),
 		Parts:    l.Parts(id, []string{"Feed"}),
 	}
 	v.Text = locale.Join(v.Parts, func(string) string { return v.FeedName })
 	return v
 }
 
-// lastErrorNote begins the detail of a dead feed's notice (see
-// store.Notices): the error that follows is the server's or the
+// lastErrorNote begins the detail an older version kept of a dead
+// feed's notice, in words: the error that follows is the server's or the
 // network's, kept as it was said.
 const lastErrorNote = "last error: "
 
-// noticeDetail words a notice's detail in the reader's language.
-func noticeDetail(l *locale.Locale, detail string) string {
-	if e, ok := strings.CutPrefix(detail, lastErrorNote); ok {
-		return l.T("notice.last_error", "Error", e)
+// noticeDetail words a notice's facts in the reader's language: a dead
+// feed's last error, else the words an older version kept (Detail), as
+// they are but for their "last error: ".
+func noticeDetail(l *locale.Locale, n domain.Notice) string {
+	lastError, detail := n.LastError, ""
+	if lastError == "" {
+		var old bool
+		if lastError, old = strings.CutPrefix(n.Detail, lastErrorNote); !old {
+			lastError, detail = "", n.Detail
+		}
 	}
-	return detail
+	if lastError != "" {
+		return l.T("notice.last_error", "Error", redact.Text(ingest.PlainText(lastError)))
+	}
+	return redact.Text(ingest.PlainText(detail))
 }
 
 // feedName is the feed's title as plain text, else its URL's host.

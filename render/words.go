@@ -7,126 +7,188 @@ import (
 	"strings"
 	"time"
 
+	"feeddigest/domain"
 	"feeddigest/ingest"
 	"feeddigest/locale"
 )
 
 // A digest's words are worded when its page or email is written, in the
 // reader's language of that moment: what the state keeps for later
-// words is a code with its facts, never a sentence.
+// words is a code with its facts (domain.ProblemCode), never a sentence.
 
-// reasons are the message ids of the codes package fetch gives a feed's
-// problem (fetch.Result.Problem, kept in the state): English phrases,
-// stable as codes, with the HTTP status in brackets where there is one.
-var reasons = map[string]string{
-	"not found":                            "reason.not_found",
-	"gone":                                 "reason.gone",
-	"access refused":                       "reason.refused",
-	"too many requests":                    "reason.too_many_requests",
-	"server error":                         "reason.server_error",
-	"error":                                "reason.http_error",
-	"stopped the program while being read": "reason.run_died",
-	"refused: private address":             "reason.private_address",
-	"too large":                            "reason.too_large",
-	"too many redirects":                   "reason.too_many_redirects",
-	"not a feed":                           "reason.not_a_feed",
-	"timed out":                            "reason.timed_out",
-	"could not connect: unknown host":      "reason.unknown_host",
-	"could not connect securely":           "reason.insecure",
-	"could not connect":                    "reason.no_connection",
-	"could not be read":                    "reason.unreadable",
-	"":                                     "reason.unreadable",
+// reasons are the message ids of the problem kinds that need no fact.
+var reasons = map[domain.ProblemKind]string{
+	domain.ProblemRunDied:          "reason.run_died",
+	domain.ProblemPrivateAddress:   "reason.private_address",
+	domain.ProblemTooLarge:         "reason.too_large",
+	domain.ProblemTooManyRedirects: "reason.too_many_redirects",
+	domain.ProblemNotFeed:          "reason.not_a_feed",
+	domain.ProblemUnreadable:       "reason.unreadable",
 }
 
-// withStatus splits a problem's code from its HTTP status: "server
-// error (503)".
-var withStatus = regexp.MustCompile(`^(.*) \(([1-9][0-9]{2})\)$`)
+// networkReasons are the message ids of the network failures, which name
+// the server ({{.Host}}; reason.the_server when the error named none):
+// plain, and with the fact the kind may carry (a certificate's expiry,
+// its names, what the network said), used when the code has it.
+var networkReasons = map[domain.ProblemKind]struct{ plain, withFact string }{
+	domain.ProblemUnknownHost: {plain: "reason.net_unknown_host"},
+	domain.ProblemRefused:     {plain: "reason.net_refused"},
+	domain.ProblemClosed:      {plain: "reason.net_closed"},
+	domain.ProblemCut:         {plain: "reason.net_cut"},
+	domain.ProblemTimeout:     {plain: "reason.net_timeout"},
+	domain.ProblemUnreachable: {plain: "reason.net_unreachable"},
+	domain.ProblemCertUnknown: {plain: "reason.cert_unknown"},
+	domain.ProblemCertExpired: {plain: "reason.cert_expired", withFact: "reason.cert_expired_on"},
+	domain.ProblemCertHost:    {plain: "reason.cert_host", withFact: "reason.cert_host_names"},
+	domain.ProblemTLS:         {plain: "reason.insecure", withFact: "reason.tls"},
+	domain.ProblemNetwork:     {plain: "reason.no_connection", withFact: "reason.network"},
+}
 
-// ReasonKnown says whether a problem's code (fetch.Result.Problem) has
-// words in the catalogues: one that has none is shown as it is kept.
-func ReasonKnown(code string) bool {
-	what, _ := splitStatus(code)
-	if _, ok := reasons[what]; ok {
-		return true
+// ProblemText is reasonText for the operator's output, which words the
+// same codes (in English).
+func ProblemText(l *locale.Locale, code domain.ProblemCode) string {
+	return reasonText(l, code, "", time.UTC)
+}
+
+// reasonText words why a feed could not be read: its code, else the
+// words an older version kept (legacy), read as the code they stood for
+// where they are the words it wrote, and shown as they are otherwise.
+func reasonText(l *locale.Locale, code domain.ProblemCode, legacy string, loc *time.Location) string {
+	if code.IsZero() {
+		if id, ok := legacyUnnamed[legacy]; ok {
+			return l.T(id)
+		}
+		if code = legacyCode(legacy); code.IsZero() {
+			return ingest.ShortName(legacy)
+		}
 	}
-	_, ok := netReasonText(locale.English(), code)
-	return ok
-}
-
-func splitStatus(code string) (string, int) {
-	if m := withStatus.FindStringSubmatch(code); m != nil {
-		n, _ := strconv.Atoi(m[2])
-		return m[1], n
+	if code.Kind == domain.ProblemHTTP {
+		return l.T(statusReason(code.Status), "Status", strconv.Itoa(code.Status))
 	}
-	return code, 0
+	if id, ok := reasons[code.Kind]; ok {
+		return l.T(id)
+	}
+	ids, ok := networkReasons[code.Kind]
+	if !ok {
+		return l.T("reason.unreadable") // a kind of a newer version
+	}
+	host := code.Host
+	if host == "" {
+		host = l.T("reason.the_server")
+	}
+	switch {
+	case code.Kind == domain.ProblemCertExpired && !code.Expired.IsZero():
+		return l.T(ids.withFact, "Host", host, "Date", l.Date(code.Expired.In(loc), locale.Day))
+	case code.Kind == domain.ProblemCertHost && code.Names != "":
+		return l.T(ids.withFact, "Host", host, "Names", code.Names)
+	case ids.withFact != "" && code.Detail != "":
+		return l.T(ids.withFact, "Host", host, "Detail", code.Detail)
+	case code.Kind == domain.ProblemTLS || code.Kind == domain.ProblemNetwork:
+		return l.T(ids.plain) // no detail: the words without the server
+	}
+	return l.T(ids.plain, "Host", host)
 }
 
-// netReasons are the codes fetch gives a network failure
-// (fetch.NetFailure.Words), each with the facts it carries: the server
-// (Host), and for some a day (Date, as fetch writes it), a certificate's
-// names (Names) or what the network said (Detail).
-var netReasons = []struct {
-	code *regexp.Regexp
-	id   string
-	// facts name the code's groups after the server's.
-	facts []string
+// statusReason is the message id of an HTTP status that is not success.
+func statusReason(status int) string {
+	switch {
+	case status == 404:
+		return "reason.not_found"
+	case status == 410:
+		return "reason.gone"
+	case status == 401 || status == 403:
+		return "reason.refused"
+	case status == 429:
+		return "reason.too_many_requests"
+	case status >= 500:
+		return "reason.server_error"
+	}
+	return "reason.http_error"
+}
+
+// legacyKinds are the words older versions kept for a feed's problem,
+// with the kind each stood for (an HTTP status in brackets after the
+// words of ProblemHTTP).
+var legacyKinds = map[string]domain.ProblemKind{
+	"not found": domain.ProblemHTTP, "gone": domain.ProblemHTTP, "access refused": domain.ProblemHTTP,
+	"too many requests": domain.ProblemHTTP, "server error": domain.ProblemHTTP, "error": domain.ProblemHTTP,
+	"stopped the program while being read": domain.ProblemRunDied,
+	"refused: private address":             domain.ProblemPrivateAddress,
+	"too large":                            domain.ProblemTooLarge,
+	"too many redirects":                   domain.ProblemTooManyRedirects,
+	"not a feed":                           domain.ProblemNotFeed,
+	"could not be read":                    domain.ProblemUnreadable,
+	"":                                     domain.ProblemUnreadable,
+}
+
+// legacyUnnamed are the words older versions kept for a network failure
+// without its server, with the message that says them as they were.
+var legacyUnnamed = map[string]string{
+	"timed out":                       "reason.timed_out",
+	"could not connect: unknown host": "reason.unknown_host",
+	"could not connect securely":      "reason.insecure",
+	"could not connect":               "reason.no_connection",
+}
+
+// legacyStatus splits the words of an older version's HTTP problem from
+// its status: "server error (503)".
+var legacyStatus = regexp.MustCompile(`^(.*) \(([1-9][0-9]{2})\)$`)
+
+// legacyNetwork are the words an older version kept for a network
+// failure (fetch.NetFailure.Words), each with the kind it stood for and
+// the fact after the server's name, if any.
+var legacyNetwork = []struct {
+	words *regexp.Regexp
+	kind  domain.ProblemKind
+	fact  string
 }{
-	{regexp.MustCompile(`^could not find the host (.+) \(DNS lookup failed\)$`), "reason.net_unknown_host", nil},
-	{regexp.MustCompile(`^connection refused by (.+)$`), "reason.net_refused", nil},
-	{regexp.MustCompile(`^(.+) closed the connection before answering$`), "reason.net_closed", nil},
-	{regexp.MustCompile(`^(.+) cut the connection while sending the feed$`), "reason.net_cut", nil},
-	{regexp.MustCompile(`^(.+) did not answer in time$`), "reason.net_timeout", nil},
-	{regexp.MustCompile(`^could not reach (.+) \(no route to it\)$`), "reason.net_unreachable", nil},
-	{regexp.MustCompile(`^the certificate of (.+) is not signed by a known authority$`), "reason.cert_unknown", nil},
-	{regexp.MustCompile(`^the certificate of (.+) has expired$`), "reason.cert_expired", nil},
-	{regexp.MustCompile(`^the certificate of (.+) expired on ([0-9]{1,2} [A-Z][a-z]{2} [0-9]{4})$`), "reason.cert_expired_on", []string{"Date"}},
-	{regexp.MustCompile(`^the certificate of (.+) is for another site \((.+)\)$`), "reason.cert_host_names", []string{"Names"}},
-	{regexp.MustCompile(`^the certificate of (.+) is for another site$`), "reason.cert_host", nil},
-	{regexp.MustCompile(`^could not set up a secure connection with (.+) \((.+)\)$`), "reason.tls", []string{"Detail"}},
-	{regexp.MustCompile(`^could not connect to (.+) \((.+)\)$`), "reason.network", []string{"Detail"}},
+	{regexp.MustCompile(`^could not find the host (.+) \(DNS lookup failed\)$`), domain.ProblemUnknownHost, ""},
+	{regexp.MustCompile(`^connection refused by (.+)$`), domain.ProblemRefused, ""},
+	{regexp.MustCompile(`^(.+) closed the connection before answering$`), domain.ProblemClosed, ""},
+	{regexp.MustCompile(`^(.+) cut the connection while sending the feed$`), domain.ProblemCut, ""},
+	{regexp.MustCompile(`^(.+) did not answer in time$`), domain.ProblemTimeout, ""},
+	{regexp.MustCompile(`^could not reach (.+) \(no route to it\)$`), domain.ProblemUnreachable, ""},
+	{regexp.MustCompile(`^the certificate of (.+) is not signed by a known authority$`), domain.ProblemCertUnknown, ""},
+	{regexp.MustCompile(`^the certificate of (.+) has expired$`), domain.ProblemCertExpired, ""},
+	{regexp.MustCompile(`^the certificate of (.+) expired on ([0-9]{1,2} [A-Z][a-z]{2} [0-9]{4})$`), domain.ProblemCertExpired, "Date"},
+	{regexp.MustCompile(`^the certificate of (.+) is for another site \((.+)\)$`), domain.ProblemCertHost, "Names"},
+	{regexp.MustCompile(`^the certificate of (.+) is for another site$`), domain.ProblemCertHost, ""},
+	{regexp.MustCompile(`^could not set up a secure connection with (.+) \((.+)\)$`), domain.ProblemTLS, "Detail"},
+	{regexp.MustCompile(`^could not connect to (.+) \((.+)\)$`), domain.ProblemNetwork, "Detail"},
 }
 
-// theServer is the server a network failure names when its error named
-// none.
-const theServer = "the server"
-
-// reasonText words why a feed could not be read.
-func reasonText(l *locale.Locale, code string) string {
-	what, status := splitStatus(code)
-	if id, ok := reasons[what]; ok {
-		return l.T(id, "Status", strconv.Itoa(status))
-	}
-	if text, ok := netReasonText(l, code); ok {
-		return text
-	}
-	return ingest.ShortName(code) // a code of a newer version: its own words
-}
-
-// netReasonText words a network failure's code; ok is false for a code
-// that is not one.
-func netReasonText(l *locale.Locale, code string) (string, bool) {
-	for _, r := range netReasons {
-		m := r.code.FindStringSubmatch(code)
+// legacyCode is the code an older version's words stood for; zero when
+// they are none of its words.
+func legacyCode(words string) domain.ProblemCode {
+	for _, n := range legacyNetwork {
+		m := n.words.FindStringSubmatch(words)
 		if m == nil {
 			continue
 		}
-		host := m[1]
-		if host == theServer {
-			host = l.T("reason.the_server")
+		code := domain.ProblemCode{Kind: n.kind}
+		if m[1] != "the server" {
+			code.Host = m[1]
 		}
-		args := []any{"Host", host}
-		for i, fact := range r.facts {
-			v := m[i+2]
-			if fact == "Date" {
-				if day, err := time.Parse("2 Jan 2006", v); err == nil {
-					v = l.Date(day, locale.Day)
-				}
-			}
-			args = append(args, fact, v)
+		switch n.fact {
+		case "Date":
+			code.Expired, _ = time.Parse("2 Jan 2006", m[2])
+		case "Names":
+			code.Names = m[2]
+		case "Detail":
+			code.Detail = m[2]
 		}
-		return l.T(r.id, args...), true
+		return code
 	}
-	return "", false
+	status := 0
+	if m := legacyStatus.FindStringSubmatch(words); m != nil {
+		words = m[1]
+		status, _ = strconv.Atoi(m[2])
+	}
+	kind, ok := legacyKinds[words]
+	if !ok || (kind == domain.ProblemHTTP) != (status != 0) {
+		return domain.ProblemCode{}
+	}
+	return domain.ProblemCode{Kind: kind, Status: status}
 }
 
 // linkWords words a line of "Links mentioned" after the site's address:

@@ -294,7 +294,7 @@ const (
 		answers_304 = ?, refuses_head = ?, ignores_conditional = ?, ttl_seconds = ?, overflow_gap = ?,
 		next_extra_poll = ?, polls = ?, body_error = ?, repaired = ?, problem = ?, problem_at = ?,
 		problem_since = ?, language = ?, etag_untrusted = ?, last_modified_untrusted = ?,
-		refuses_conditional = ?, last_get = ?, articles_asked = ?, articles_read = ? WHERE id = ?`
+		refuses_conditional = ?, last_get = ?, articles_asked = ?, articles_read = ?, problem_code = ? WHERE id = ?`
 )
 
 // upsertEntries stores a poll's entries, new ones first seen at now
@@ -399,7 +399,7 @@ func (s *Store) updateFeed(ctx context.Context, tx *sql.Tx, f domain.Feed) error
 		boolInt(f.IgnoresConditional), int64(f.TTL/time.Second), int64(f.OverflowGap/time.Second),
 		unix(f.NextExtraPoll), f.Polls, f.BodyError, f.Repaired, f.Problem, unix(f.ProblemAt),
 		unix(f.ProblemSince), f.Language, boolInt(f.Distrust.ETag), boolInt(f.Distrust.LastModified),
-		boolInt(f.Distrust.Conditional), unix(f.LastGet), f.ArticlesAsked, f.ArticlesRead, f.ID)
+		boolInt(f.Distrust.Conditional), unix(f.LastGet), f.ArticlesAsked, f.ArticlesRead, store.ProblemCodeText(f.ProblemCode), f.ID)
 	if err != nil {
 		return fmt.Errorf("update feed record: %w", err)
 	}

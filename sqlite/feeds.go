@@ -27,7 +27,7 @@ func scanFeed(row scanner, extra ...any) (domain.Feed, error) {
 		&nextPoll, &f.Reason, &f.ErrorCount, &firstError, &retry, &goneAt, &deadAt, &movedAt,
 		&f.MovedFrom, &originAt, &a304, &refHead, &ignCond, &ttl, &gap, &nextExtra, &f.Polls, &f.BodyError, &f.Repaired,
 		&f.Problem, &problemAt, &problemSince, &f.Language, &noETag, &noLM, &noCond, &lastGet,
-		&f.ArticlesAsked, &f.ArticlesRead}
+		&f.ArticlesAsked, &f.ArticlesRead, store.ProblemCodeColumn{Code: &f.ProblemCode}}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return f, err
 	}

@@ -256,6 +256,14 @@ var migrations = []string{
 	// "N left out by your rules". A JSON array, as notices are; digests
 	// built before list none.
 	`ALTER TABLE digests ADD COLUMN left_out_titles TEXT NOT NULL DEFAULT '[]';`,
+	// 25 (PostgreSQL's 20): a feed's problem as a code with its facts
+	// (domain.ProblemCode: its kind, an HTTP status, a host...), a JSON
+	// object worded when a digest is written, in its reader's language.
+	// Rows from before keep their words in problem, '{}' here, and are
+	// shown as they were; the next failure writes a code and clears them.
+	// (A digest's problems and notices are JSON arrays already: theirs
+	// gain a code, or a last error, in place of words without a column.)
+	`ALTER TABLE feeds ADD COLUMN problem_code TEXT NOT NULL DEFAULT '{}';`,
 }
 
 // schemaVersion is the version a migrated file has.

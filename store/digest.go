@@ -395,7 +395,7 @@ func Notices(subs []Subscribed, since, now time.Time) []domain.Notice {
 		case in(f.GoneAt):
 			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeGone})
 		case in(f.DeadAt):
-			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeDead, Detail: "last error: " + f.LastError})
+			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeDead, LastError: f.LastError})
 		}
 		if in(f.MovedAt) {
 			out = append(out, domain.Notice{FeedURL: f.URL, Kind: domain.NoticeMoved, NewURL: f.EffectiveURL})
@@ -433,7 +433,7 @@ func Problems(subs []Subscribed, since, now time.Time, named []domain.Problem) [
 		if repeats[f.ID] {
 			continue // the feed read is named, once
 		}
-		p := domain.Problem{FeedURL: f.URL, Reason: f.Problem, Since: problemSince(f)}
+		p := domain.Problem{FeedURL: f.URL, Code: f.ProblemCode, Reason: f.Problem, Since: problemSince(f)}
 		switch {
 		case !f.GoneAt.IsZero() || !f.DeadAt.IsZero():
 			if !in(f.GoneAt) && !in(f.DeadAt) {

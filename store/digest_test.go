@@ -100,8 +100,8 @@ func TestNoticesOfWhatChangedInTheWindow(t *testing.T) {
 		f.URL = "https://a.example/feed"
 		return []Subscribed{{Feed: f}}
 	}
-	notice := func(kind domain.NoticeKind, newURL, detail string) []domain.Notice {
-		return []domain.Notice{{FeedURL: "https://a.example/feed", Kind: kind, NewURL: newURL, Detail: detail}}
+	notice := func(kind domain.NoticeKind, newURL, lastError string) []domain.Notice {
+		return []domain.Notice{{FeedURL: "https://a.example/feed", Kind: kind, NewURL: newURL, LastError: lastError}}
 	}
 	tests := []struct {
 		name  string
@@ -112,7 +112,7 @@ func TestNoticesOfWhatChangedInTheWindow(t *testing.T) {
 		{"nothing happened", feed(domain.Feed{}), since, []domain.Notice{}},
 		{"gone", feed(domain.Feed{Schedule: domain.Schedule{GoneAt: hours(3)}}), since, notice(domain.NoticeGone, "", "")},
 		{"dead", feed(domain.Feed{LastError: "timeout", Schedule: domain.Schedule{DeadAt: hours(3)}}), since,
-			notice(domain.NoticeDead, "", "last error: timeout")},
+			notice(domain.NoticeDead, "", "timeout")},
 		{"gone and dead: gone wins", feed(domain.Feed{Schedule: domain.Schedule{GoneAt: hours(3), DeadAt: hours(4)}}), since,
 			notice(domain.NoticeGone, "", "")},
 		{"gone before the window", feed(domain.Feed{Schedule: domain.Schedule{GoneAt: hours(-1)}}), since, []domain.Notice{}},
@@ -128,7 +128,7 @@ func TestNoticesOfWhatChangedInTheWindow(t *testing.T) {
 		{"flag withdrawn", feed(domain.Feed{OriginFlagAt: hours(2)}), since, []domain.Notice{}},
 		{"dead and moved: both told", feed(domain.Feed{EffectiveURL: "https://b.example/feed", MovedAt: hours(1),
 			LastError: "x", Schedule: domain.Schedule{DeadAt: hours(2)}}), since,
-			append(notice(domain.NoticeDead, "", "last error: x"), notice(domain.NoticeMoved, "https://b.example/feed", "")...)},
+			append(notice(domain.NoticeDead, "", "x"), notice(domain.NoticeMoved, "https://b.example/feed", "")...)},
 	}
 	for _, tt := range tests {
 		if got := Notices(tt.subs, tt.since, now); !reflect.DeepEqual(got, tt.want) {

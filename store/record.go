@@ -1,6 +1,12 @@
 package store
 
-import "strings"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"feeddigest/domain"
+)
 
 // feedRecordFields are the stored fields of a feed record, in the order
 // both back ends read them (each one's scanFeed): one list, so that a
@@ -14,7 +20,7 @@ var feedRecordFields = []string{
 	"origin_flag_at", "answers_304", "refuses_head", "ignores_conditional", "ttl_seconds",
 	"overflow_gap", "next_extra_poll", "polls", "body_error", "repaired", "problem", "problem_at",
 	"problem_since", "language", "etag_untrusted", "last_modified_untrusted", "refuses_conditional", "last_get",
-	"articles_asked", "articles_read",
+	"articles_asked", "articles_read", "problem_code",
 }
 
 // FeedRecordColumns is the column list of a SELECT of feed records, in
@@ -30,4 +36,40 @@ func FeedRecordColumns(prefix string, columnOf map[string]string) string {
 		cols[i] = prefix + f
 	}
 	return strings.Join(cols, ", ")
+}
+
+// ProblemCodeText is the stored form of a feed's problem code, as both
+// back ends keep it (and migrate copies it): a JSON object, "{}" for
+// none.
+func ProblemCodeText(c domain.ProblemCode) string {
+	if c.IsZero() {
+		return "{}"
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// ProblemCodeColumn scans a feed's problem code as ProblemCodeText wrote
+// it into Code.
+type ProblemCodeColumn struct{ Code *domain.ProblemCode }
+
+// Scan reads the JSON of src (text or bytes).
+func (c ProblemCodeColumn) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case nil:
+		*c.Code = domain.ProblemCode{}
+		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("problem code: cannot read a %T", src)
+	}
+	*c.Code = domain.ProblemCode{}
+	if err := json.Unmarshal(b, c.Code); err != nil {
+		return fmt.Errorf("problem code %q: %w", b, err)
+	}
+	return nil
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"IntroductionKeepsWhatCameSinceSubscribing", testIntroductionKeepsWhatCameSinceSubscribing},
 		{"DigestListingCapsEachFeed", testDigestListingCapsEachFeed},
 		{"NoticesOfFeedsThatChanged", testNoticesOfFeedsThatChanged},
+		{"ProblemCodesReadBack", testProblemCodesReadBack},
 		{"DigestsRenderedAndSent", testDigestsRenderedAndSent},
 		{"SendFailuresAreRecorded", testSendFailuresAreRecorded},
 		{"SkippedSendIsNotUnsent", testSkippedSendIsNotUnsent},
@@ -160,7 +161,7 @@ func savePoll(s store.Store, f domain.Feed, entries []domain.Entry, now time.Tim
 // inUTC is f with its times in UTC, to compare with ==.
 func inUTC(f domain.Feed) domain.Feed {
 	for _, t := range []*time.Time{&f.LastSuccess, &f.LastPoll, &f.NextPoll, &f.FirstError, &f.GoneAt, &f.DeadAt,
-		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt, &f.ProblemAt, &f.ProblemSince, &f.LastGet} {
+		&f.NextExtraPoll, &f.MovedAt, &f.OriginFlagAt, &f.ProblemAt, &f.ProblemSince, &f.LastGet, &f.ProblemCode.Expired} {
 		*t = t.UTC()
 	}
 	return f
@@ -700,7 +701,7 @@ func testNoticesOfFeedsThatChanged(t *testing.T, newStore NewStore) {
 		t.Fatal(err)
 	}
 	want := []domain.Notice{
-		{FeedURL: urls[1], Kind: domain.NoticeDead, Detail: "last error: HTTP 500"},
+		{FeedURL: urls[1], Kind: domain.NoticeDead, LastError: "HTTP 500"},
 		{FeedURL: urls[0], Kind: domain.NoticeGone},
 		{FeedURL: urls[2], Kind: domain.NoticeMoved, NewURL: "https://moved.example/new"},
 		{FeedURL: urls[3], Kind: domain.NoticeOrigin, NewURL: "https://elsewhere.example/feed"},
@@ -1139,6 +1140,73 @@ func testDigestIntactUntilTextsOrEntriesGo(t *testing.T, newStore NewStore) {
 	}
 	if intact() {
 		t.Error("a digest whose entries were pruned is intact")
+	}
+}
+
+// A feed's problem is kept as a code with its facts (its kind, an HTTP
+// status, a host, a date), and so is the problem a digest records, to be
+// worded when a page is written: each comes back as it was kept, in the
+// feed's record and in the digest. A feed whose words an older version
+// kept (no code) keeps them; a dead feed's notice keeps its last error.
+func testProblemCodesReadBack(t *testing.T, newStore NewStore) {
+	s := fresh(t, newStore)
+	urls := []string{"https://cert.example/feed", "https://http.example/feed", "https://old.example/feed", "https://dead.example/feed"}
+	feeds := subscribeRead(t, s, map[string][]string{"ada": urls}, t0)
+	if _, err := s.BuildDigest(ctx, "ada", "2026-11-21", t0, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	now, since := t0.Add(24*time.Hour), t0.Add(2*time.Hour)
+	codes := map[string]domain.ProblemCode{
+		urls[0]: {Kind: domain.ProblemCertExpired, Host: "cert.example:8443", Expired: t0.Add(-72 * time.Hour),
+			Names: "cert.example, www.cert.example", Detail: "x509: certificate has expired"},
+		urls[1]: domain.HTTPProblem(503),
+	}
+	for _, url := range urls {
+		f := feeds[url]
+		f.ErrorCount, f.FirstError, f.ProblemCode, f.ProblemAt, f.ProblemSince = 2, since, codes[url], now, since
+		switch url {
+		case "https://old.example/feed":
+			f.Problem = "not found (404)"
+		case "https://dead.example/feed":
+			f.DeadAt, f.LastError, f.ProblemCode = now, "HTTP 500", domain.HTTPProblem(500)
+			codes[url] = f.ProblemCode
+		}
+		if _, err := savePoll(s, f, nil, now); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Feed(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = inUTC(got); got.ProblemCode != f.ProblemCode || got.Problem != f.Problem {
+			t.Errorf("%s: read back code %+v, words %q; want %+v, %q", url, got.ProblemCode, got.Problem, f.ProblemCode, f.Problem)
+		}
+	}
+	built, err := s.BuildDigest(ctx, "ada", "2026-11-22", now, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.Digests(ctx, "ada")
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("digests %+v, %v", stored, err)
+	}
+	for what, d := range map[string]domain.Digest{"built": built, "stored": stored[0]} {
+		if len(d.Problems) != len(urls) {
+			t.Fatalf("%s: problems %+v", what, d.Problems)
+		}
+		for _, p := range d.Problems {
+			code := p.Code
+			code.Expired = code.Expired.UTC()
+			if code != codes[p.FeedURL] {
+				t.Errorf("%s: %s: code %+v, want %+v", what, p.FeedURL, code, codes[p.FeedURL])
+			}
+			if wantWords := map[bool]string{true: "not found (404)"}[p.FeedURL == "https://old.example/feed"]; p.Reason != wantWords {
+				t.Errorf("%s: %s: words %q, want %q", what, p.FeedURL, p.Reason, wantWords)
+			}
+		}
+		if len(d.Notices) != 1 || d.Notices[0].LastError != "HTTP 500" || d.Notices[0].Detail != "" {
+			t.Errorf("%s: notices %+v, want the dead feed's with its last error", what, d.Notices)
+		}
 	}
 }
 
