@@ -26,7 +26,7 @@ func TestProblemInPlainWords(t *testing.T) {
 		handler http.HandlerFunc
 		url     string // instead of a server
 		opts    Options
-		private bool // refuse loopback addresses
+		private bool               // refuse loopback addresses
 		want    domain.ProblemCode // Host "HOST": the test server's
 	}{
 		{name: "404", handler: status(404), want: domain.HTTPProblem(404)},
