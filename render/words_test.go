@@ -53,7 +53,7 @@ func TestProblemCodesInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for code, want := range map[domain.ProblemCode]string{
-		domain.HTTPProblem(404): "introuvable (404)",
+		domain.HTTPProblem(404):                               "introuvable (404)",
 		{Kind: domain.ProblemRefused, Host: "127.0.0.1:8000"}: "connexion refusée par 127.0.0.1:8000",
 	} {
 		if got := reasonText(fr, code, "", time.UTC); got != want {
