@@ -11,6 +11,8 @@ import (
 	"feeddigest/fetch"
 	"feeddigest/internal/feedtest"
 	"feeddigest/internal/netfail"
+	"feeddigest/locale"
+	"feeddigest/render"
 )
 
 // TestPrivateAddressErrorSaysWhatToSet: fetch refuses a private address
@@ -71,7 +73,9 @@ func TestNetworkFailuresAdvise(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: shown as %q, want %q (error %v)", tt.url, got, want, res.Err)
 		}
-		if words := res.Problem(); res.Status == 0 && !strings.HasPrefix(got, words+": ") {
+		// The digest says it in its reader's words (here English), the
+		// operator the same with more facts and advice.
+		if words := render.ProblemText(locale.English(), res.Problem()); res.Status == 0 && !strings.HasPrefix(got, words) {
 			t.Errorf("%s: the digest says %q, the operator is told %q: not the same words", tt.url, words, got)
 		}
 	}

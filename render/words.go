@@ -50,6 +50,12 @@ func ProblemText(l *locale.Locale, code domain.ProblemCode) string {
 	return reasonText(l, code, "", time.UTC)
 }
 
+// ProblemText is reasonText for the operator's output, which words the
+// same codes (in English).
+func ProblemText(l *locale.Locale, code domain.ProblemCode) string {
+	return reasonText(l, code, "", time.UTC)
+}
+
 // reasonText words why a feed could not be read: its code, else the
 // words an older version kept (legacy), read as the code they stood for
 // where they are the words it wrote, and shown as they are otherwise.
