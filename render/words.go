@@ -50,12 +50,6 @@ func ProblemText(l *locale.Locale, code domain.ProblemCode) string {
 	return reasonText(l, code, "", time.UTC)
 }
 
-// ProblemText is reasonText for the operator's output, which words the
-// same codes (in English).
-func ProblemText(l *locale.Locale, code domain.ProblemCode) string {
-	return reasonText(l, code, "", time.UTC)
-}
-
 // reasonText words why a feed could not be read: its code, else the
 // words an older version kept (legacy), read as the code they stood for
 // where they are the words it wrote, and shown as they are otherwise.
@@ -87,10 +81,11 @@ func reasonText(l *locale.Locale, code domain.ProblemCode, legacy string, loc *t
 		return l.T(ids.withFact, "Host", host, "Date", l.Date(code.Expired.In(loc), locale.Day))
 	case code.Kind == domain.ProblemCertHost && code.Names != "":
 		return l.T(ids.withFact, "Host", host, "Names", code.Names)
-	case ids.withFact != "" && code.Detail != "":
-		return l.T(ids.withFact, "Host", host, "Detail", code.Detail)
 	case code.Kind == domain.ProblemTLS || code.Kind == domain.ProblemNetwork:
-		return l.T(ids.plain) // no detail: the words without the server
+		if code.Detail == "" {
+			return l.T(ids.plain) // their words need what the network said
+		}
+		return l.T(ids.withFact, "Host", host, "Detail", code.Detail)
 	}
 	return l.T(ids.plain, "Host", host)
 }

@@ -28,18 +28,21 @@ func TestProblemCodesInWords(t *testing.T) {
 		{code: domain.ProblemCode{Kind: domain.ProblemNotFeed}, want: "not a feed"},
 		{code: domain.ProblemCode{Kind: domain.ProblemRunDied}, want: "stopped the program while being read"},
 		{code: domain.ProblemCode{Kind: domain.ProblemRefused, Host: "127.0.0.1:8000"}, want: "connection refused by 127.0.0.1:8000"},
-		{code: domain.ProblemCode{Kind: domain.ProblemRefused}, want: "could not connect"},
-		{code: domain.ProblemCode{Kind: domain.ProblemUnknownHost, Host: "go.dev"}, want: "could not find the host go.dev"},
-		{code: domain.ProblemCode{Kind: domain.ProblemTimeout}, want: "timed out"},
-		{code: domain.ProblemCode{Kind: domain.ProblemCertExpired, Host: "a.example", Expired: expired}, want: "the certificate of a.example expired on Fri 20 Nov 2026"},
+		{code: domain.ProblemCode{Kind: domain.ProblemRefused}, want: "connection refused by the server"},
+		{code: domain.ProblemCode{Kind: domain.ProblemUnknownHost, Host: "go.dev"}, want: "could not find the host go.dev (DNS lookup failed)"},
+		{code: domain.ProblemCode{Kind: domain.ProblemTimeout}, want: "the server did not answer in time"},
+		{code: domain.ProblemCode{Kind: domain.ProblemCertExpired, Host: "a.example", Expired: expired}, want: "the certificate of a.example expired on 20 Nov 2026"},
 		{code: domain.ProblemCode{Kind: domain.ProblemCertExpired, Host: "a.example"}, want: "the certificate of a.example has expired"},
-		{code: domain.ProblemCode{Kind: domain.ProblemTLS, Host: "a.example", Detail: "remote error: tls: handshake failure"}, want: "could not set up a secure connection with a.example"},
+		{code: domain.ProblemCode{Kind: domain.ProblemTLS, Host: "a.example", Detail: "remote error: tls: handshake failure"}, want: "could not set up a secure connection with a.example (remote error: tls: handshake failure)"},
 		{code: domain.ProblemCode{Kind: "a-kind-of-a-newer-version", Host: "a.example"}, want: "could not be read"},
 		// The code wins over words kept beside it.
 		{code: domain.HTTPProblem(500), legacy: "timed out", want: "server error (500)"},
+		{code: domain.ProblemCode{Kind: domain.ProblemTLS, Host: "a.example"}, want: "could not connect securely"},
 		// A row of an older version: its words.
 		{legacy: "not found (404)", want: "not found (404)"},
 		{legacy: "could not connect: unknown host", want: "could not connect: unknown host"},
+		{legacy: "timed out", want: "timed out"},
+		{legacy: "connection refused by a.example:81", want: "connection refused by a.example:81"},
 		{legacy: "something else (12)", want: "something else (12)"},
 		{legacy: "", want: "could not be read"},
 	}
@@ -67,7 +70,7 @@ func TestProblemCodesInWords(t *testing.T) {
 }
 
 // Every kind of problem has words of its own in every language, which
-// name the host where the code has one.
+// name the host where the code has one (and its facts).
 func TestEveryProblemKindHasItsWords(t *testing.T) {
 	kinds := []domain.ProblemKind{domain.ProblemRunDied, domain.ProblemPrivateAddress, domain.ProblemTooLarge,
 		domain.ProblemTooManyRedirects, domain.ProblemNotFeed}
@@ -81,7 +84,7 @@ func TestEveryProblemKindHasItsWords(t *testing.T) {
 		}
 		unreadable := l.T("reason.unreadable")
 		for _, kind := range kinds {
-			code := domain.ProblemCode{Kind: kind, Host: "host.example", Expired: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
+			code := domain.ProblemCode{Kind: kind, Host: "host.example", Expired: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Detail: "EOF"}
 			got := reasonText(l, code, "", time.UTC)
 			_, network := networkReasons[kind]
 			if got == unreadable || network && !strings.Contains(got, "host.example") {
