@@ -41,30 +41,38 @@ func stateWithDigests(t *testing.T, feedURL string, days ...string) store.Store 
 	f := feeds[0]
 	f.Title = "Ada's reading"
 	for i, day := range days {
-		built, _ := time.Parse(time.DateOnly, day)
-		seen := built.Add(-12 * time.Hour)
-		e := domain.Entry{Key: fmt.Sprintf("id:%d", i), Title: fmt.Sprintf("Post %d", i), FeedURL: feedURL,
-			Link: fmt.Sprintf("https://a.example/%d", i), Content: fmt.Sprintf("<p>Words of post %d.</p>", i), Published: seen}
-		e.Fragments = ingest.MakeFragments(feedURL, e)
-		f.LastPoll = seen
-		tx, err := st.BeginPoll(ctx, f.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.SaveEntries(ctx, []domain.Entry{e}, seen, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.UpdateFeed(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.BuildDigest(ctx, "ada", day, built.Add(5*time.Minute), false, nil); err != nil {
-			t.Fatal(err)
-		}
+		addDigest(t, st, f, i, day)
 	}
 	return st
+}
+
+// addDigest saves post i of ada's feed f, first seen the day before day,
+// and builds ada's digest of day.
+func addDigest(t *testing.T, st store.Store, f domain.Feed, i int, day string) {
+	t.Helper()
+	ctx := context.Background()
+	built, _ := time.Parse(time.DateOnly, day)
+	seen := built.Add(-12 * time.Hour)
+	e := domain.Entry{Key: fmt.Sprintf("id:%d", i), Title: fmt.Sprintf("Post %d", i), FeedURL: f.URL,
+		Link: fmt.Sprintf("https://a.example/%d", i), Content: fmt.Sprintf("<p>Words of post %d.</p>", i), Published: seen}
+	e.Fragments = ingest.MakeFragments(f.URL, e)
+	f.LastPoll = seen
+	tx, err := st.BeginPoll(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.SaveEntries(ctx, []domain.Entry{e}, seen, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.UpdateFeed(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.BuildDigest(ctx, "ada", day, built.Add(5*time.Minute), false, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func adaConfig(t *testing.T, feedURL string) *config.Config {

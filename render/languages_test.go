@@ -16,7 +16,7 @@ import (
 // text of an email of the golden digest, read by a native reader.
 var goldenLanguages = []string{"fr", "ja", "ar", "ru"}
 
-func inLanguage(t testing.TB, d Digest, tag string) Digest {
+func readerOf(t testing.TB, d Digest, tag string) Digest {
 	t.Helper()
 	l, err := locale.Match(tag)
 	if err != nil {
@@ -28,7 +28,7 @@ func inLanguage(t testing.TB, d Digest, tag string) Digest {
 
 func TestGoldenLanguages(t *testing.T) {
 	for _, tag := range goldenLanguages {
-		d := inLanguage(t, goldenDigest(t), tag)
+		d := readerOf(t, goldenDigest(t), tag)
 		page, err := DigestPage(d)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +186,7 @@ func englishPhrases() []string {
 // words in the page's direction within it.
 func TestRightToLeftPage(t *testing.T) {
 	for _, tag := range []string{"ar", "he"} {
-		page, err := DigestPage(inLanguage(t, goldenDigest(t), tag))
+		page, err := DigestPage(readerOf(t, goldenDigest(t), tag))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestRightToLeftPage(t *testing.T) {
 			}
 		}
 	}
-	page, err := DigestPage(inLanguage(t, goldenDigest(t), "fr"))
+	page, err := DigestPage(readerOf(t, goldenDigest(t), "fr"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestEnglishPhrasesAreFound(t *testing.T) {
 	if len(phrases) < 50 {
 		t.Fatalf("only %d English phrases to look for: %q", len(phrases), phrases)
 	}
-	page, err := DigestPage(inLanguage(t, goldenDigest(t), "fr"))
+	page, err := DigestPage(readerOf(t, goldenDigest(t), "fr"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestStoredWordsInTheReadersLanguage(t *testing.T) {
 			t.Errorf("the English page lacks %q", want)
 		}
 	}
-	page, err := DigestPage(inLanguage(t, d, "ja"))
+	page, err := DigestPage(readerOf(t, d, "ja"))
 	if err != nil {
 		t.Fatal(err)
 	}

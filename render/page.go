@@ -89,9 +89,12 @@ const relinkTail = 16 << 10
 // WriteDigestPage wrote with the pager was, to w with the pager now in its
 // place: every other byte stays as it was written, and the digest is not
 // rendered again (so the page still says what it said when it was
-// built). Nothing is written when the page does not end with was: the
-// error is then ErrNoPager.
+// built). Nothing is written when the page does not end with was, or is
+// in another language than now's: the error is then ErrNoPager.
 func RelinkPage(w io.Writer, page io.ReaderAt, size int64, was, now Pager) error {
+	if !inLanguage(page, now.Lang) {
+		return ErrNoPager // written in another language: all of it is written again
+	}
 	oldPager, err := pagerHTML(was)
 	if err != nil {
 		return err
@@ -118,6 +121,19 @@ func RelinkPage(w io.Writer, page io.ReaderAt, size int64, was, now Pager) error
 	}
 	_, err = w.Write(tail[end:])
 	return err
+}
+
+// inLanguage says whether the page was written in l's language, as its
+// <html lang> says at its start: a reader who changed language gets the
+// page written again rather than a pager in one language on a page in
+// another.
+func inLanguage(page io.ReaderAt, l *locale.Locale) bool {
+	head := make([]byte, 128)
+	n, err := page.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	return bytes.Contains(head[:n], []byte(`<html lang="`+l.Tag()+`"`))
 }
 
 // pagerHTML is the pager of a digest page as WriteDigestPage writes it.
