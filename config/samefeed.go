@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"feeddigest/domain"
+	"feeddigest/internal/redact"
 )
 
 // source is the document a Config was read from, kept for the warnings
@@ -55,8 +56,9 @@ func (s *source) message(at, format string, args ...any) (string, int) {
 // another way, or leading to it when polled). One wording for both, so
 // that the reader learns it once.
 func sameFeed(who string, repeat writtenFeed, how string, first writtenFeed) string {
+	// A feed URL may carry a login or a token: shown as people see URLs.
 	return fmt.Sprintf("%s: feeds[%d] (%s) %s feeds[%d] (%s): it is read once; you may remove one",
-		who, repeat.item, repeat.raw, how, first.item, first.raw)
+		who, repeat.item, redact.URL(repeat.raw), how, first.item, redact.URL(first.raw))
 }
 
 // SameFeeds are the warnings, worded and placed as Load's for a feed
