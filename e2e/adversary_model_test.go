@@ -264,22 +264,26 @@ func (r *simRunner) check() []simViolation {
 // them read whole from their pages (the proxy's plumbing, and article
 // fetching itself, cannot fall silent without this noticing).
 func (r *simRunner) checkWhole() []simViolation {
+	var pages [][]byte // every digest page, read once
+	for _, u := range r.s.users {
+		names, _ := filepath.Glob(filepath.Join(r.dir, "site", u.name, "????-??-??.html"))
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			pages = append(pages, b)
+		}
+	}
 	var out []simViolation
 	for _, f := range r.s.feeds {
 		if !f.kind.fullText {
 			continue
 		}
 		shown, whole := false, false
-		for _, u := range r.s.users {
-			pages, _ := filepath.Glob(filepath.Join(r.dir, "site", u.name, "????-??-??.html"))
-			for _, page := range pages {
-				b, err := os.ReadFile(page)
-				if err != nil {
-					r.t.Fatal(err)
-				}
-				shown = shown || bytes.Contains(b, []byte("site.example/"+f.name+"/p"))
-				whole = whole || bytes.Contains(b, []byte(" of "+f.name+", as its page has it"))
-			}
+		for _, b := range pages {
+			shown = shown || bytes.Contains(b, []byte("site.example/"+f.name+"/p"))
+			whole = whole || bytes.Contains(b, []byte(" of "+f.name+", as its page has it"))
 		}
 		if shown && !whole {
 			out = append(out, simViolation{what: "never read whole", feed: f.name, story: fmt.Sprintf("%s [%s]: its posts reached digests, none with the text of its page", f.name, f.kind)})
