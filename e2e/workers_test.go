@@ -3,10 +3,12 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,10 +30,10 @@ type workerWorld struct {
 
 const workerLease = "2s"
 
-func newWorkerWorld(t *testing.T) *workerWorld {
+func newWorkerWorld(t *testing.T, hosts int) *workerWorld {
 	bin := binary(t) // or skipped, before the cluster starts
 	db := pgtest.NewDatabase(t)
-	w := &workerWorld{bin: bin, farm: feedtest.StartFarm(t, 3, 150*time.Millisecond), mail: smtptest.Start(t),
+	w := &workerWorld{bin: bin, farm: feedtest.StartFarm(t, hosts, 150*time.Millisecond), mail: smtptest.Start(t),
 		users: map[string][]string{}, perHost: 2, conc: 3}
 	var feeds []string
 	for _, host := range w.farm.Hosts() {
@@ -75,7 +77,8 @@ func (w *workerWorld) command(now time.Time) *exec.Cmd {
 // worker taking its host over repeats), and no host ever has more than
 // per_host requests in flight, whichever workers send them.
 func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
-	w := newWorkerWorld(t)
+	w := newWorkerWorld(t, 6) // twice the hosts one worker polls at once
+	spread := holdUntilSpread(w.farm, w.conc, time.Second)
 	seed := testSeed(t)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
@@ -93,6 +96,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 		now := start.Add(time.Duration(h) * time.Hour)
 		pass := now.Format(time.RFC3339)
 		w.farm.StartPass(pass)
+		spread.reset()
 		if h < 40 {
 			for _, f := range feeds {
 				if rng.IntN(3) == 0 {
@@ -188,7 +192,7 @@ func TestKilledWorkersShareAndLoseNothing(t *testing.T) {
 // instant, see pipeline/killfeed.go: a kill from outside could not be
 // timed as surely.)
 func TestWorkerKilledReadingAFeedLeavesItToAnotherUnblamed(t *testing.T) {
-	w := newWorkerWorld(t)
+	w := newWorkerWorld(t, 3)
 	killer := killFeedBinary(t)
 	var feeds []string
 	for _, host := range w.farm.Hosts() {
@@ -233,4 +237,50 @@ func TestWorkerKilledReadingAFeedLeavesItToAnotherUnblamed(t *testing.T) {
 			t.Errorf("status: %s", line)
 		}
 	}
+}
+
+// spreadGate holds a pass's requests until they come for more hosts than
+// one worker polls at once (so a second worker has claimed one), or for
+// at most wait after the pass's first request: whether the workers share
+// a pass then depends on the program, not on how fast a loaded machine
+// starts the second process.
+type spreadGate struct {
+	mu     sync.Mutex
+	hosts  map[string]bool
+	spread chan struct{}
+	until  time.Time
+}
+
+func holdUntilSpread(farm *feedtest.Farm, oneWorker int, wait time.Duration) *spreadGate {
+	g := &spreadGate{}
+	g.reset()
+	farm.Hold(func(r *http.Request) {
+		g.mu.Lock()
+		if g.until.IsZero() {
+			g.until = time.Now().Add(wait)
+		}
+		g.hosts[r.Host] = true
+		if len(g.hosts) > oneWorker {
+			select {
+			case <-g.spread:
+			default:
+				close(g.spread)
+			}
+		}
+		spread, left := g.spread, time.Until(g.until)
+		g.mu.Unlock()
+		select {
+		case <-spread:
+		case <-time.After(left):
+		case <-r.Context().Done():
+		}
+	})
+	return g
+}
+
+// reset starts a new pass: no host asked yet.
+func (g *spreadGate) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.hosts, g.spread, g.until = map[string]bool{}, make(chan struct{}), time.Time{}
 }
