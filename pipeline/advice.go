@@ -4,11 +4,14 @@ import (
 	"errors"
 
 	"feeddigest/fetch"
+	"feeddigest/locale"
+	"feeddigest/render"
 )
 
 // PollErrorText is how a failed poll is shown to the operator (the status
 // page and command, the run's summary, `check`): a network failure in the
-// words a digest's problem line uses (fetch.NetFailure.Words) and what to
+// words a digest's problem line uses (render.ProblemText, in English: the
+// operator's words are English) and what to
 // do about it, fetch's own error else, and, where a setting would change
 // the outcome, which one. fetch names no configuration keys; this
 // package maps the configuration onto it.
@@ -17,10 +20,11 @@ func PollErrorText(err error) string {
 		return err.Error() + " (set [fetch] allow_private_networks = true to allow)"
 	}
 	if f := fetch.NetFailureOf(err); f.Kind != fetch.NetNone {
+		words := render.ProblemText(locale.English(), f.Code())
 		if advice := netAdvice[f.Kind]; advice != "" {
-			return f.Words() + ": " + advice
+			return words + ": " + advice
 		}
-		return f.Words()
+		return words
 	}
 	return err.Error()
 }

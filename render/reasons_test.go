@@ -53,25 +53,39 @@ func TestEveryProblemHasWords(t *testing.T) {
 // TestNetworkFailuresInTheReadersLanguage: each network failure fetch
 // names is worded in the reader's language with its facts (the server,
 // the day a certificate expired, its names, what the network said), and
-// in English exactly as fetch says it (for the operator), whether the
-// state keeps its code or, from an older version, those words.
+// in English in the words the operator is told too (pipeline's
+// PollErrorText says them through ProblemText), whether the state keeps
+// its code or, from an older version, those same words, which it wrote.
 func TestNetworkFailuresInTheReadersLanguage(t *testing.T) {
 	expired := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	failures := []fetch.NetFailure{
-		{Kind: fetch.NetUnknownHost, Host: "nowhere.example"}, {Kind: fetch.NetRefused, Host: "127.0.0.1:8000"},
-		{Kind: fetch.NetClosed, Host: "a.example"}, {Kind: fetch.NetCut, Host: "a.example"}, {Kind: fetch.NetTimeout, Host: "a.example"},
-		{Kind: fetch.NetTimeout}, {Kind: fetch.NetUnreachable, Host: "10.1.2.3"}, {Kind: fetch.NetCertUnknown, Host: "a.example"},
-		{Kind: fetch.NetCertExpired, Host: "a.example"}, {Kind: fetch.NetCertExpired, Host: "a.example", Expired: expired},
-		{Kind: fetch.NetCertHost, Host: "a.example"}, {Kind: fetch.NetCertHost, Host: "a.example", Names: []string{"b.example", "c.example"}},
-		{Kind: fetch.NetTLS, Host: "a.example", Detail: "remote error: tls: handshake failure"},
-		{Kind: fetch.NetOther, Host: "a.example", Detail: "socket: too many open files"},
+	failures := []struct {
+		fetch.NetFailure
+		english string
+	}{
+		{fetch.NetFailure{Kind: fetch.NetUnknownHost, Host: "nowhere.example"}, "could not find the host nowhere.example (DNS lookup failed)"},
+		{fetch.NetFailure{Kind: fetch.NetRefused, Host: "127.0.0.1:8000"}, "connection refused by 127.0.0.1:8000"},
+		{fetch.NetFailure{Kind: fetch.NetClosed, Host: "a.example"}, "a.example closed the connection before answering"},
+		{fetch.NetFailure{Kind: fetch.NetCut, Host: "a.example"}, "a.example cut the connection while sending the feed"},
+		{fetch.NetFailure{Kind: fetch.NetTimeout, Host: "a.example"}, "a.example did not answer in time"},
+		{fetch.NetFailure{Kind: fetch.NetTimeout}, "the server did not answer in time"},
+		{fetch.NetFailure{Kind: fetch.NetUnreachable, Host: "10.1.2.3"}, "could not reach 10.1.2.3 (no route to it)"},
+		{fetch.NetFailure{Kind: fetch.NetCertUnknown, Host: "a.example"}, "the certificate of a.example is not signed by a known authority"},
+		{fetch.NetFailure{Kind: fetch.NetCertExpired, Host: "a.example"}, "the certificate of a.example has expired"},
+		{fetch.NetFailure{Kind: fetch.NetCertExpired, Host: "a.example", Expired: expired}, "the certificate of a.example expired on 20 Nov 2026"},
+		{fetch.NetFailure{Kind: fetch.NetCertHost, Host: "a.example"}, "the certificate of a.example is for another site"},
+		{fetch.NetFailure{Kind: fetch.NetCertHost, Host: "a.example", Names: []string{"b.example", "c.example"}},
+			"the certificate of a.example is for another site (b.example, c.example)"},
+		{fetch.NetFailure{Kind: fetch.NetTLS, Host: "a.example", Detail: "remote error: tls: handshake failure"},
+			"could not set up a secure connection with a.example (remote error: tls: handshake failure)"},
+		{fetch.NetFailure{Kind: fetch.NetOther, Host: "a.example", Detail: "socket: too many open files"},
+			"could not connect to a.example (socket: too many open files)"},
 	}
 	ja, err := locale.Match("ja")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range failures {
-		words := f.Words()
+		words := f.english
 		// As the state keeps it now, and as an older version kept it.
 		for _, kept := range []struct {
 			code   domain.ProblemCode

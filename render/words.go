@@ -136,7 +136,8 @@ var legacyUnnamed = map[string]string{
 var legacyStatus = regexp.MustCompile(`^(.*) \(([1-9][0-9]{2})\)$`)
 
 // legacyNetwork are the words an older version kept for a network
-// failure (fetch.NetFailure.Words), each with the kind it stood for and
+// failure (the English words of en.toml's reason.* network messages,
+// which older versions wrote out in fetch), each with the kind it stood for and
 // the fact after the server's name, if any.
 var legacyNetwork = []struct {
 	words *regexp.Regexp
