@@ -46,32 +46,14 @@ type catalogue struct {
 	messages map[string]map[string]string
 }
 
-// readCatalogues reads every catalogue of fsys (messages/*.toml).
-func readCatalogues(fsys fs.FS) ([]*catalogue, error) {
-	files, err := fs.Glob(fsys, "messages/*.toml")
-	if err != nil {
-		return nil, err
-	}
-	var out []*catalogue
-	for _, file := range files {
-		c, err := readCatalogue(fsys, file)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
 func readCatalogue(fsys fs.FS, file string) (*catalogue, error) {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(path.Base(file), ".toml")
-	tag, err := language.Parse(name)
-	if err != nil || tag.String() != name {
-		return nil, fmt.Errorf("locale: %s: the file's name is not a canonical BCP 47 tag (%s)", file, tag)
+	tag, err := tagOf(file)
+	if err != nil {
+		return nil, err
 	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
@@ -86,6 +68,17 @@ func readCatalogue(fsys fs.FS, file string) (*catalogue, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// tagOf is the language a catalogue's file names: messages/pt-BR.toml
+// is pt-BR, and its name must be the tag as BCP 47 writes it.
+func tagOf(file string) (language.Tag, error) {
+	name := strings.TrimSuffix(path.Base(file), ".toml")
+	tag, err := language.Parse(name)
+	if err != nil || tag.String() != name {
+		return language.Und, fmt.Errorf("locale: %s: the file's name is not a canonical BCP 47 tag (%s)", file, tag)
+	}
+	return tag, nil
 }
 
 // readMeta reads the table [language].

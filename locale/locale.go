@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -43,15 +44,25 @@ type Locale struct {
 	zero rune
 }
 
-// catalogues are the languages on offer, English first.
+// catalogues are the languages on offer, English first. Each is read
+// when a digest first needs it: a run reads English and its readers'
+// languages, not all sixteen (reading them all took most of a run's
+// start: 80 ms and 22 MB).
 type catalogues struct {
-	locales []*Locale
+	fsys    fs.FS
+	files   []string       // messages/<tag>.toml, English first
+	tags    []language.Tag // the files' tags
 	matcher language.Matcher
-	// read are the catalogues as read, for the catalogue test.
-	read []*catalogue
+	locales []lazyLocale // by the files' order
 }
 
-// offered is the program's own catalogues, read once.
+// lazyLocale is a language on offer, read once, when first needed.
+type lazyLocale struct {
+	once   sync.Once
+	locale *Locale
+}
+
+// offered is the program's own catalogues.
 var offered = mustLoad(embedded)
 
 func mustLoad(fsys fs.FS) *catalogues {
@@ -62,56 +73,106 @@ func mustLoad(fsys fs.FS) *catalogues {
 	return c
 }
 
-// load reads the catalogues of fsys into locales. A message whose
-// placeholders or form do not match the English one's is left out, so
-// the reader sees the English message instead of a broken one; the
-// catalogue test reports it.
+// load finds the catalogues of fsys by their files' names, English
+// first; each is read when first needed (locale).
 func load(fsys fs.FS) (*catalogues, error) {
-	read, err := readCatalogues(fsys)
+	files, err := fs.Glob(fsys, "messages/*.toml")
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(read, func(c *catalogue) bool { return c.tag == language.English })
-	if i < 0 {
+	c := &catalogues{fsys: fsys}
+	for _, file := range files {
+		tag, err := tagOf(file)
+		if err != nil {
+			return nil, err
+		}
+		if tag == language.English {
+			c.files, c.tags = append([]string{file}, c.files...), append([]language.Tag{tag}, c.tags...)
+			continue
+		}
+		c.files, c.tags = append(c.files, file), append(c.tags, tag)
+	}
+	if len(c.tags) == 0 || c.tags[0] != language.English {
 		return nil, fmt.Errorf("locale: no English catalogue (messages/en.toml)")
 	}
-	en := read[i]
-	read = append([]*catalogue{en}, slices.Delete(read, i, i+1)...)
-	bundle := i18n.NewBundle(language.English)
-	out := &catalogues{read: read}
-	var tags []language.Tag
-	for _, c := range read {
-		if err := bundle.AddMessages(c.tag, usable(c, en)...); err != nil {
-			return nil, fmt.Errorf("locale: %s: %w", c.file, err)
+	c.matcher = language.NewMatcher(c.tags)
+	c.locales = make([]lazyLocale, len(c.files))
+	return c, nil
+}
+
+// locale is the language on offer numbered i (0 is English), read on
+// first use. A catalogue that cannot be read is a panic: the catalogues
+// are part of the binary, and the catalogue test reads every one.
+func (c *catalogues) locale(i int) *Locale {
+	slot := &c.locales[i]
+	slot.once.Do(func() {
+		var en *Locale
+		if i > 0 {
+			en = c.locale(0)
 		}
-		l := &Locale{
-			tag: c.tag, name: c.name, english: c.english, cat: c,
-			localizer: i18n.NewLocalizer(bundle, c.tag.String()),
-			names:     namesOf(c.tag),
-			patterns:  map[DateForm]pattern{},
-			printer:   message.NewPrinter(c.tag),
+		l, err := readLocale(c.fsys, c.files[i], en)
+		if err != nil {
+			panic(err)
 		}
-		l.zero = []rune(l.printer.Sprint(number.Decimal(0)))[0]
-		for id, forms := range c.messages {
-			if form, ok := strings.CutPrefix(id, datePrefix); ok {
-				if p, err := parsePattern(forms["other"]); err == nil {
-					l.patterns[DateForm(form)] = p
-				}
+		slot.locale = l
+	})
+	return slot.locale
+}
+
+// all are every language on offer, each read.
+func (c *catalogues) all() []*Locale {
+	out := make([]*Locale, len(c.locales))
+	for i := range c.locales {
+		out[i] = c.locale(i)
+	}
+	return out
+}
+
+// readLocale reads the catalogue file into a language, en its English
+// (nil when it is English itself). A message whose placeholders or form
+// do not match the English one's is left out, so the reader sees the
+// English message instead of a broken one; the catalogue test reports
+// it.
+func readLocale(fsys fs.FS, file string, en *Locale) (*Locale, error) {
+	c, err := readCatalogue(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	enCat := c
+	if en != nil {
+		enCat = en.cat
+	}
+	bundle := i18n.NewBundle(c.tag)
+	if err := bundle.AddMessages(c.tag, usable(c, enCat)...); err != nil {
+		return nil, fmt.Errorf("locale: %s: %w", c.file, err)
+	}
+	l := &Locale{
+		tag: c.tag, name: c.name, english: c.english, cat: c,
+		localizer: i18n.NewLocalizer(bundle, c.tag.String()),
+		names:     namesOf(c.tag),
+		patterns:  map[DateForm]pattern{},
+		printer:   message.NewPrinter(c.tag),
+		fallback:  en,
+	}
+	if en == nil {
+		l.fallback = l
+	}
+	l.zero = []rune(l.printer.Sprint(number.Decimal(0)))[0]
+	for id, forms := range c.messages {
+		if form, ok := strings.CutPrefix(id, datePrefix); ok {
+			if p, err := parsePattern(forms["other"]); err == nil {
+				l.patterns[DateForm(form)] = p
 			}
 		}
-		out.locales = append(out.locales, l)
-		tags = append(tags, c.tag)
 	}
-	for _, l := range out.locales {
-		l.fallback = out.locales[0]
-	}
-	for _, form := range []DateForm{FullDate, Weekday, ShortDate, DateTime, BriefTime, Day, weekSameMonth, weekSameYear, weekOtherYear, weekSameMonthShort, weekOtherMonthShort} {
-		if _, ok := out.locales[0].patterns[form]; !ok {
-			return nil, fmt.Errorf("locale: %s: the date pattern %s is missing or broken", en.file, form)
+	if en == nil {
+		for _, form := range []DateForm{FullDate, Weekday, ShortDate, DateTime, BriefTime, Day, weekSameMonth, weekSameYear, weekOtherYear, weekSameMonthShort, weekOtherMonthShort} {
+			if _, ok := l.patterns[form]; !ok {
+				return nil, fmt.Errorf("locale: %s: the date pattern %s is missing or broken", c.file, form)
+			}
 		}
 	}
-	out.matcher = language.NewMatcher(tags)
-	return out, nil
+	return l, nil
 }
 
 // usable are c's messages whose placeholders are the English message's:
@@ -159,7 +220,7 @@ func (l *Locale) IDs() []string {
 }
 
 // English is the language of a digest whose reader chose none.
-func English() *Locale { return offered.locales[0] }
+func English() *Locale { return offered.locale(0) }
 
 // Tag is the language's BCP 47 tag, as <html lang> names it: the
 // catalogue's ("fr" for a reader who asked for fr-CA).

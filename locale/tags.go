@@ -54,7 +54,7 @@ func Match(tag string) (*Locale, error) { return offered.match(tag) }
 func (c *catalogues) match(raw string) (*Locale, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
-		return c.locales[0], nil
+		return c.locale(0), nil
 	}
 	// x/text accepts "fr_FR"; BCP 47, and so a config, does not.
 	if strings.Contains(s, "_") {
@@ -69,17 +69,17 @@ func (c *catalogues) match(raw string) (*Locale, error) {
 		return nil, &TagError{Tag: raw, Err: ErrMalformed, Suggest: c.suggest(s)}
 	}
 	_, i, conf := c.matcher.Match(want)
-	got := c.locales[i]
+	got := c.tags[i]
 	wantBase, _ := want.Base()
-	gotBase, _ := got.tag.Base()
+	gotBase, _ := got.Base()
 	if conf < language.High || wantBase != gotBase {
 		e := &TagError{Tag: raw, Err: ErrUnknown}
 		if conf >= language.Low && wantBase == gotBase {
-			e.Nearest = got.tag.String()
+			e.Nearest = got.String()
 		}
 		return nil, e
 	}
-	return got, nil
+	return c.locale(i), nil
 }
 
 // suggest is the tag a malformed value most likely means: "fr-FR" for
@@ -93,7 +93,7 @@ func (c *catalogues) suggest(s string) string {
 	}
 	var names []string
 	byName := map[string]string{}
-	for _, l := range c.locales {
+	for _, l := range c.all() {
 		for _, n := range []string{l.english, l.name} {
 			k := strings.ToLower(n)
 			names = append(names, k)
@@ -131,7 +131,7 @@ type Language struct {
 // of their tags.
 func Offered() []Language {
 	var out []Language
-	for _, l := range offered.locales {
+	for _, l := range offered.all() {
 		out = append(out, Language{Tag: l.Tag(), Name: l.name, EnglishName: l.english, Dir: l.Dir()})
 	}
 	return out

@@ -152,7 +152,7 @@ func TestStatusRowsInChunksAreThePage(t *testing.T) {
 		rows = append(rows, newStatusRow(f, asOf))
 	}
 	var whole bytes.Buffer
-	if err := pageTemplates.ExecuteTemplate(&whole, "status-rows", rows); err != nil {
+	if err := pageTemplates().ExecuteTemplate(&whole, "status-rows", rows); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ chunk, workers int }{{1, 4}, {3, 2}, {7, 4}, {len(rows) - 1, 3}, {len(rows), 4}, {5, 1}} {
@@ -167,7 +167,7 @@ func TestStatusRowsInChunksAreThePage(t *testing.T) {
 	// And the page in its three parts is the page of the one template.
 	var page, parts bytes.Buffer
 	mail := []MailStatus{{User: "ada"}}
-	if err := pageTemplates.ExecuteTemplate(&page, "status.html", newStatusView(feeds, nil, asOf, mail)); err != nil {
+	if err := pageTemplates().ExecuteTemplate(&page, "status.html", newStatusView(feeds, nil, asOf, mail)); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteStatusPage(&parts, feeds, nil, asOf, mail...); err != nil {

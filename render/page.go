@@ -313,13 +313,13 @@ func StatusPage(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail .
 // rather than held.
 func WriteStatusPage(w io.Writer, feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail ...MailStatus) error {
 	v := newStatusView(feeds, digests, asOf, mail)
-	if err := pageTemplates.ExecuteTemplate(w, "status-top", v); err != nil {
+	if err := pageTemplates().ExecuteTemplate(w, "status-top", v); err != nil {
 		return err
 	}
 	if err := writeStatusRows(w, v.Rows, statusChunk, max(1, min(4, runtime.GOMAXPROCS(0)))); err != nil {
 		return err
 	}
-	return pageTemplates.ExecuteTemplate(w, "status-bottom", v)
+	return pageTemplates().ExecuteTemplate(w, "status-bottom", v)
 }
 
 func newStatusView(feeds []FeedStatus, digests []UserStatus, asOf time.Time, mail []MailStatus) statusView {

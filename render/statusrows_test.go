@@ -20,7 +20,7 @@ func FuzzStatusRow(f *testing.F) {
 			LastPoll: timeView{ISO: iso, Label: label}, NextPoll: timeView{Label: label}, LastStatus: reason,
 			LastError: lastError, Reason: reason, Server: title + reason, State: domain.FeedState(state), ErrorCount: errors, Entries: entries}
 		var want bytes.Buffer
-		if err := pageTemplates.ExecuteTemplate(&want, "status-rows", []statusRow{r}); err != nil {
+		if err := pageTemplates().ExecuteTemplate(&want, "status-rows", []statusRow{r}); err != nil {
 			t.Fatal(err)
 		}
 		if got := appendStatusRow(nil, r); !bytes.Equal(got, want.Bytes()) {

@@ -15,29 +15,30 @@ import (
 	"feeddigest/templates"
 )
 
-// The templates are parsed once, when the package loads: they are part of
-// the binary, so a parse error is a bug that every test run reveals.
+// The templates are parsed once, when a run first writes a page or an
+// email (a run with nothing to write parses none): they are part of the
+// binary, so a parse error is a bug that every test run reveals.
 // Each language gets its own copy (see pagesIn), whose functions word
 // the catalogue's messages in that language; the parsed originals are
 // never run, so that they can be copied.
 var (
-	basePages = template.Must(template.New("pages").Funcs(template.FuncMap{
-		"stylesheet":       func() template.CSS { return stylesheet },
-		"statusStylesheet": func() template.CSS { return statusStylesheet },
-		"safeLink":         safeLink,
-		"urlText":          urlText,
-		"siteHead":         siteHead,
-	}).Funcs(template.FuncMap(wordsIn(locale.English()))).ParseFS(templates.FS, "*.html"))
+	basePages = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("pages").Funcs(template.FuncMap{
+			"stylesheet":       func() template.CSS { return stylesheet },
+			"statusStylesheet": func() template.CSS { return statusStylesheet },
+			"safeLink":         safeLink,
+			"urlText":          urlText,
+			"siteHead":         siteHead,
+		}).Funcs(template.FuncMap(wordsIn(locale.English()))).ParseFS(templates.FS, "*.html"))
+	})
 
-	baseTexts = texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
-		"wrap":      wrap,
-		"bullet":    bullet,
-		"underline": underline,
-	}).Funcs(wordsIn(locale.English())).ParseFS(templates.FS, "*.txt"))
-
-	// pageTemplates are the pages in English: the status page's, which
-	// is the operator's.
-	pageTemplates = pagesIn(locale.English())
+	baseTexts = sync.OnceValue(func() *texttemplate.Template {
+		return texttemplate.Must(texttemplate.New("text").Funcs(texttemplate.FuncMap{
+			"wrap":      wrap,
+			"bullet":    bullet,
+			"underline": underline,
+		}).Funcs(wordsIn(locale.English())).ParseFS(templates.FS, "*.txt"))
+	})
 
 	// stylesheet is our own file, so it is trusted CSS.
 	stylesheet = template.CSS(strings.TrimSpace(string(mustRead("style.css"))))
@@ -45,6 +46,10 @@ var (
 	// page carries it.
 	statusStylesheet = template.CSS(strings.TrimSpace(string(mustRead("status.css"))))
 )
+
+// pageTemplates are the pages in English: the status page's, which is
+// the operator's.
+func pageTemplates() *template.Template { return pagesIn(locale.English()) }
 
 // wordsIn are the templates' functions that speak l's language (say and
 // sayBullet wrap plain text in its direction): t words
@@ -100,8 +105,8 @@ func templatesIn(l *locale.Locale) *languageSet {
 	if set, ok := languageTemplates.Load(l.Tag()); ok {
 		return set.(*languageSet)
 	}
-	pages := template.Must(basePages.Clone()).Funcs(template.FuncMap(wordsIn(l)))
-	texts := texttemplate.Must(baseTexts.Clone()).Funcs(wordsIn(l))
+	pages := template.Must(basePages().Clone()).Funcs(template.FuncMap(wordsIn(l)))
+	texts := texttemplate.Must(baseTexts().Clone()).Funcs(wordsIn(l))
 	set, _ := languageTemplates.LoadOrStore(l.Tag(), &languageSet{pages: pages, texts: texts})
 	return set.(*languageSet)
 }
