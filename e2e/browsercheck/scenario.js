@@ -20,7 +20,8 @@
 //     on a table that hides columns (as check.js does for the demo);
 //   - fails when the contents do not work: a link to no section, the last
 //     section not brought into view, "Back to the contents" not in view
-//     there or not bringing them back.
+//     there or not bringing them back, a count broken over two lines or
+//     off its title's line.
 //
 // Usage: node e2e/browsercheck/scenario.js [--scenario DIR] [--out DIR]
 //   --scenario DIR  check a scenario folder built before (by
@@ -61,6 +62,7 @@ function buildScenario(tmp) {
 // checkPage checks the page at rel in the folder dir (the site, or the
 // scenario's folder for an email), named name.
 // contentsProblems finds what keeps a page's contents from working: a
+// count broken over two lines or pushed off its title's line; a
 // contents link whose section is missing; a section the last link does
 // not bring into view; "Back to the contents" that is not in view there
 // or does not bring the contents back. Nothing for a page without them.
@@ -68,6 +70,12 @@ async function contentsProblems(page) {
   const targets = await page.evaluate(() => [...document.querySelectorAll('nav#contents a[href^="#"]')].map((a) => a.getAttribute('href')));
   if (targets.length === 0) return [];
   const found = [];
+  // A count ("2 Beiträge", "50 записей") is one piece on its title's line.
+  const broken = await page.evaluate(() => [...document.querySelectorAll('nav#contents li > a + .m')].filter((m) => {
+    const a = m.previousElementSibling.getBoundingClientRect();
+    return m.getClientRects().length !== 1 || m.getBoundingClientRect().top >= a.bottom;
+  }).map((m) => `${m.previousElementSibling.textContent.trim()} ${m.textContent.trim()}`));
+  for (const b of broken) found.push(`the contents' count breaks or leaves its title's line: ${b}`);
   for (const t of targets) {
     if ((await page.locator(t).count()) !== 1) found.push(`the contents link ${t} leads to no section`);
   }
