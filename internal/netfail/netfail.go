@@ -7,9 +7,6 @@ package netfail
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -25,6 +22,8 @@ import (
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"feeddigest/internal/testcert"
 )
 
 // RefusedURL is an http URL of a loopback port that nobody listens on: a
@@ -210,19 +209,11 @@ func startTLS(t testing.TB, cert *tls.Certificate) string {
 // for 127.0.0.1, expired at expired.
 func ExpiredURL(t testing.TB, expired time.Time) string {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
+	cert := testcert.Make(t, &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
 		NotBefore: expired.AddDate(-1, 0, 0), NotAfter: expired,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return startTLS(t, &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key})
+	})
+	return startTLS(t, &cert.TLS)
 }

@@ -1,9 +1,6 @@
 package smtptest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -12,6 +9,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"feeddigest/internal/testcert"
 )
 
 // SelfSigned is a certificate for 127.0.0.1 and localhost that signs
@@ -28,11 +27,7 @@ type SelfSigned struct {
 // around now.
 func NewSelfSigned(t testing.TB, now time.Time) SelfSigned {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
+	cert := testcert.Make(t, &x509.Certificate{
 		SerialNumber:          big.NewInt(now.UnixNano()),
 		Subject:               pkix.Name{CommonName: "relay.test"},
 		NotBefore:             now.Add(-12 * time.Hour),
@@ -43,18 +38,14 @@ func NewSelfSigned(t testing.TB, now time.Time) SelfSigned {
 		IsCA:                  true,
 		DNSNames:              []string{"localhost"},
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	})
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return SelfSigned{
-		TLS: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
-		PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		TLS: cert.TLS,
+		PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.DER}),
 		Key: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
 	}
 }
