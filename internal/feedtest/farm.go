@@ -13,16 +13,17 @@ import (
 // Farm serves RSS feeds from many loopback hosts (127.0.1.1, 127.0.1.2,
 // ...: each a host of its own to the per-host limits), for the tests of
 // runs that share passes: each answer comes after a delay, and the farm
-// records per pass how often each feed was asked for, and the most
-// requests any host had in flight at once. A feed is its posts, newest
-// first, twenty at most; an entry is dated with the pass it was posted
-// in, as a real feed dates it. Its methods are safe to call while it
-// serves.
+// records per pass how often each feed was asked for and how many
+// requests it answered 304 Not Modified, and the most requests any host
+// had in flight at once. A feed is its posts, newest first, twenty at
+// most; an entry is dated with the pass it was posted in, as a real feed
+// dates it. Its methods are safe to call while it serves.
 type Farm struct {
 	mu       sync.Mutex
 	pass     string
 	asked    map[string]map[string]int // pass -> feed URL -> requests
 	gets     map[string]map[string]int // pass -> feed URL -> GETs
+	unmoved  map[string]int            // pass -> requests answered 304
 	inFlight map[string]int            // host -> requests being answered
 	peak     map[string]int            // host -> most in flight at once
 	posts    map[string][]string       // feed URL -> entry ids, oldest first
@@ -37,7 +38,7 @@ type Farm struct {
 // NewFarm starts hosts servers, each answering after delay; Close stops
 // them. It needs 127.0.0.0/8 as loopback (all of it is, on Linux).
 func NewFarm(hosts int, delay time.Duration) (*Farm, error) {
-	f := &Farm{asked: map[string]map[string]int{}, gets: map[string]map[string]int{}, inFlight: map[string]int{},
+	f := &Farm{asked: map[string]map[string]int{}, gets: map[string]map[string]int{}, unmoved: map[string]int{}, inFlight: map[string]int{},
 		peak: map[string]int{}, posts: map[string][]string{}, dated: map[string]string{}, delay: delay}
 	f.StartPass("") // until the test names one
 	for i := range hosts {
@@ -135,6 +136,14 @@ func (f *Farm) counts(of map[string]map[string]int) map[string]map[string]int {
 	return out
 }
 
+// NotModified is, by pass, how many requests were answered 304 (they
+// echoed the feed's ETag).
+func (f *Farm) NotModified() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.unmoved)
+}
+
 // Peaks are, by host (127.0.x.y:PORT), the most requests it had in
 // flight at once.
 func (f *Farm) Peaks() map[string]int {
@@ -152,6 +161,7 @@ func (f *Farm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.inFlight[r.Host]++
 	f.peak[r.Host] = max(f.peak[r.Host], f.inFlight[r.Host])
+	pass := f.pass
 	ids := append([]string(nil), f.posts[url]...)
 	dates := make([]string, len(ids))
 	for i, id := range ids {
@@ -175,6 +185,9 @@ func (f *Farm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	etag := fmt.Sprintf(`"%d"`, len(ids))
 	w.Header().Set("ETag", etag)
 	if r.Header.Get("If-None-Match") == etag {
+		f.mu.Lock()
+		f.unmoved[pass]++
+		f.mu.Unlock()
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -14,8 +14,8 @@ import (
 
 // A farm's hosts are distinct loopback addresses; each feed lists its
 // posts newest first, twenty at most, dated with the pass they were
-// posted in; a request echoing the ETag is answered 304; requests are
-// counted by pass, GETs apart.
+// posted in; a request echoing the ETag is answered 304, and counted;
+// requests are counted by pass, GETs apart.
 func TestFarmServesPostsAndCountsRequestsByPass(t *testing.T) {
 	farm := StartFarm(t, 2, 0)
 	a, b := farm.URL(0, "/feed"), farm.URL(1, "/feed")
@@ -52,6 +52,9 @@ func TestFarmServesPostsAndCountsRequestsByPass(t *testing.T) {
 	}
 	if next := farm.Requests()["next"]; len(next) != 1 || next[b] != 1 {
 		t.Errorf("the next pass asked %v, want b once", next)
+	}
+	if got := farm.NotModified(); got["2026-11-21T10:05:00Z"] != 1 || got["next"] != 0 {
+		t.Errorf("answered 304 by pass: %v, want once in the first pass, never in the next", got)
 	}
 }
 
