@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -296,30 +297,48 @@ func runMeasured(b *testing.B, config string, now time.Time, profile string) run
 	if dir := os.Getenv("FEEDDIGEST_CPUPROFILE"); dir != "" {
 		cmd.Env = append(cmd.Env, "FEEDDIGEST_CPUPROFILE="+dir+"."+profile)
 	}
+	cost, stdout := runLaunched(b, cmd, fmt.Sprintf("run at %v", now))
+	d := runBenchDay{wall: cost.wall, cpu: cost.cpu, peakRSS: cost.peakRSS}
+	if err := json.Unmarshal(stdout, &d.summary); err != nil {
+		b.Fatalf("run summary: %v\n%s", err, stdout)
+	}
+	return d
+}
+
+// launched is what a command started by peakrss cost: its wall time, as
+// this process saw it, and its CPU time and peak RSS, as peakrss did.
+type launched struct {
+	wall    time.Duration
+	cpu     time.Duration
+	peakRSS int64
+}
+
+// runLaunched runs cmd, whose program is peakRSS(b), to its end, and
+// returns its cost and its standard output; it ends b unless the command
+// exits 0 with peakrss's figures, what naming the command in the message.
+func runLaunched(b *testing.B, cmd *exec.Cmd, what string) (launched, []byte) {
+	b.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	d := runBenchDay{wall: time.Since(start)}
+	cost := launched{wall: time.Since(start)}
 	if err != nil {
-		b.Fatalf("run at %v: %v\n%s", now, err, stderr.Bytes())
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &d.summary); err != nil {
-		b.Fatalf("run summary: %v\n%s", err, stdout.Bytes())
+		b.Fatalf("%s: %v\n%s\n%s", what, err, stdout.Bytes(), stderr.Bytes())
 	}
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		if v, ok := strings.CutPrefix(line, "cpu-ns "); ok {
 			ns, _ := strconv.ParseInt(v, 10, 64)
-			d.cpu = time.Duration(ns)
+			cost.cpu = time.Duration(ns)
 		}
 		if v, ok := strings.CutPrefix(line, "peak-rss-bytes "); ok {
-			d.peakRSS, _ = strconv.ParseInt(v, 10, 64)
+			cost.peakRSS, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
-	if d.cpu == 0 || d.peakRSS == 0 {
-		b.Fatalf("no CPU time or peak RSS reported:\n%s", stderr.Bytes())
+	if cost.cpu == 0 || cost.peakRSS == 0 {
+		b.Fatalf("%s: no CPU time or peak RSS reported:\n%s", what, stderr.Bytes())
 	}
-	return d
+	return cost, stdout.Bytes()
 }
 
 // runBenchGoals holds the runs of a variant to issue 26's targets 1 to 3:
