@@ -2,7 +2,9 @@ package locale
 
 import (
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -203,5 +205,51 @@ func TestParts(t *testing.T) {
 	text := Join(parts, func(string) string { return "Friday" })
 	if text != English().T("digest.mail_in_doubt", "Digest", "Friday") {
 		t.Errorf("joined: %q", text)
+	}
+}
+
+// TestCataloguesReadWhenNeeded: a run reads the catalogues of the
+// languages its digests use (and English, the fallback), not all of
+// them: reading all sixteen was most of a run's start. Readers in many
+// languages at once each get theirs, read once.
+func TestCataloguesReadWhenNeeded(t *testing.T) {
+	c, err := load(embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() []string {
+		var out []string
+		for i := range c.locales {
+			if c.locales[i].locale != nil {
+				out = append(out, c.tags[i].String())
+			}
+		}
+		return out
+	}
+	if got := read(); len(got) != 0 {
+		t.Fatalf("read before any use: %v", got)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := c.match([]string{"fr", "ja"}[i%2])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = l.T("digest.archive")
+		}()
+	}
+	wg.Wait()
+	if r := read(); !slices.Equal(r, []string{"en", "fr", "ja"}) {
+		t.Errorf("read after French and Japanese readers: %v, want [en fr ja]", r)
+	}
+	for i, s := range got {
+		if want := []string{"Archives", "アーカイブ"}[i%2]; s != want {
+			t.Errorf("reader %d: %q, want %q", i, s, want)
+		}
 	}
 }
