@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"feeddigest/domain"
@@ -225,8 +226,9 @@ func (v *digestView) Folders() []folderView {
 }
 
 type entryView struct {
-	Nested                       bool   // under a folder heading: see groupView.Nested
-	Lang                         string // of the feed's texts, "" when unknown
+	linked                       *linkedExcerpt // TextExcerpt, once made
+	Nested                       bool           // under a folder heading: see groupView.Nested
+	Lang                         string         // of the feed's texts, "" when unknown
 	Title, URL, FeedName, Author string
 	// Dir is the direction of an entry whose title (else text) reads
 	// the other way than the page ("rtl" on an English page, "ltr" on an
@@ -262,8 +264,24 @@ func (ev entryView) TimeText() string { return ev.timeText }
 
 // TextExcerpt is the excerpt as the plain-text email shows it: the links
 // whose text it shows marked by number and listed (see ingest.LinkExcerpt).
+// It parses the entry's HTML, so it is made once however many versions
+// of the email list the entry (mail.ComposeDigest tries a few to find
+// the largest that fits).
 func (ev entryView) TextExcerpt() ingest.LinkedExcerpt {
-	return ingest.LinkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
+	link := func() ingest.LinkedExcerpt {
+		return ingest.LinkExcerpt(string(ev.Content), ev.Excerpt, ev.Title, ev.URL)
+	}
+	if ev.linked == nil {
+		return link()
+	}
+	ev.linked.once.Do(func() { ev.linked.excerpt = link() })
+	return ev.linked.excerpt
+}
+
+// linkedExcerpt is an entry's TextExcerpt, made on first use.
+type linkedExcerpt struct {
+	once    sync.Once
+	excerpt ingest.LinkedExcerpt
 }
 
 // problemView is a feed that could not be read: the sentence in plain
@@ -588,6 +606,7 @@ func timeText(l *locale.Locale, t timeView, firstSeen bool) string {
 func newEntryView(l *locale.Locale, e domain.Entry, g FeedGroup, name string, nested bool, loc *time.Location) (entryView, []string) {
 	f := ingest.FragmentsOf(g.FeedURL, e)
 	ev := entryView{
+		linked:   &linkedExcerpt{},
 		Nested:   nested,
 		Title:    titleIn(l, f.Title),
 		URL:      ingest.EntryURL(g.FeedURL, e.Link),
