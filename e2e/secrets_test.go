@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"feeddigest/internal/feedtest"
+	"feeddigest/internal/netfail"
 	"feeddigest/sqlite"
 )
 
@@ -37,17 +37,6 @@ func privateFeedServer(t *testing.T) *feedtest.Server {
 	return ts
 }
 
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // withSecrets puts the user info and the token into a feed URL.
 func withSecrets(base, path string) string {
 	return strings.Replace(base, "://", "://"+secretUser+":"+secretPassword+"@", 1) + path + "?token=" + secretToken
@@ -57,10 +46,10 @@ func TestCredentialsInFeedURLsAreNeverShown(t *testing.T) {
 	ts := privateFeedServer(t)
 	feeds := []string{
 		withSecrets(ts.URL, "/feed"),
-		withSecrets(ts.URL, "/missing"),               // 404
-		withSecrets("http://"+closedPort(t), "/feed"), // connection refused
-		withSecrets(ts.URL, "/old"),                   // moved, to a URL with the token
-		withSecrets(ts.URL, "/elsewhere"),             // moved to another origin: pending
+		withSecrets(ts.URL, "/missing"),                        // 404
+		withSecrets("http://"+netfail.RefusedAddr(t), "/feed"), // connection refused
+		withSecrets(ts.URL, "/old"),                            // moved, to a URL with the token
+		withSecrets(ts.URL, "/elsewhere"),                      // moved to another origin: pending
 	}
 	quoted := make([]string, len(feeds))
 	for i, f := range feeds {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"feeddigest/config"
 	"feeddigest/internal/feedtest"
+	"feeddigest/internal/netfail"
 )
 
 // A feed's language, read from its body, reaches the pages through the
@@ -55,7 +55,7 @@ func TestPageRebuiltAfterALanguageChangeSaysItsProblemsInTheNewOne(t *testing.T)
 		pub := feedtest.Start(t)
 		pub.Add("/a", entry("a-1", "2026-11-20T10:00:00Z"))
 		pub.Respond("/missing", feedtest.Response{Status: 404})
-		refused := closedAddress(t)
+		refused := netfail.RefusedAddr(t)
 		users := func(lang string) string {
 			return fmt.Sprintf("[[users]]\nname = \"ada\"\ntimezone = \"Europe/London\"\nlanguage = %q\nfeeds = [%q, %q, %q]\n",
 				lang, pub.URL+"/a", pub.URL+"/missing", "http://"+refused+"/feed")
@@ -93,16 +93,4 @@ func TestPageRebuiltAfterALanguageChangeSaysItsProblemsInTheNewOne(t *testing.T)
 			}
 		}
 	})
-}
-
-// closedAddress is a loopback address nothing listens at.
-func closedAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }

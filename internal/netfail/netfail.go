@@ -30,13 +30,20 @@ import (
 // connection to it is refused.
 func RefusedURL(t testing.TB) string {
 	t.Helper()
+	return "http://" + RefusedAddr(t) + "/feed.xml"
+}
+
+// RefusedAddr is a loopback address (127.0.0.1:port) that nobody listens
+// on.
+func RefusedAddr(t testing.TB) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	return "http://" + addr + "/feed.xml"
+	return addr
 }
 
 // ResettingURL is an http URL whose server reads each request and then
