@@ -1181,13 +1181,13 @@ func (r *simRunner) checkRequests() []simViolation {
 			}
 			if !killed && !r.htmlPage[fi] && len(poll) > 0 {
 				if len(poll) > 2 || (len(poll) == 2 && (poll[0].method != http.MethodHead || poll[1].method != http.MethodGet)) {
-					out = append(out, simViolation{what: "requests", feed: f.name, story: story("%d requests in one poll at %s: %v", len(poll), at, methods)})
+					out = append(out, simViolation{what: "poll size", feed: f.name, story: story("%d requests in one poll at %s: %v", len(poll), at, methods)})
 				}
 				// (A rebuild of an empty feed changes its Last-Modified, not
 				// its body: then even this server has shown it ignores
 				// conditionals, by DESIGN's measure.)
 				if f.kind.base() == "compliant" && !ignoring && len(poll) != 1 {
-					out = append(out, simViolation{what: "requests", feed: f.name, story: story("a server that answers conditional requests had %d requests in one poll at %s, want 1: %v", len(poll), at, methods)})
+					out = append(out, simViolation{what: "poll size", feed: f.name, story: story("a server that answers conditional requests had %d requests in one poll at %s, want 1: %v", len(poll), at, methods)})
 				}
 			}
 			for _, q := range poll {
@@ -1319,6 +1319,8 @@ func (r *simRunner) classify(vs []simViolation) {
 			v.class = "known: one feed written several ways"
 		case k.rebuild && v.what == "repeated":
 			v.class = "known: rebuilt guids"
+		// (Not a poll's size: no server, whatever its validators, makes
+		// a run ask a feed more than a HEAD and a GET.)
 		case k.base() == "ignore-fixed" && (entry || v.what == "requests" || v.what == "head trusted"):
 			v.class = "known: validators of a server that ignores conditionals"
 		case entry && nearKill:

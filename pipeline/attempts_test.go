@@ -95,6 +95,46 @@ func TestFeedOfADeadRunIsReadAgainLast(t *testing.T) {
 	})
 }
 
+// A feed a dead run was reading, read again alone and found unchanged
+// (a 304, or a 200 whose validators say so: no body read, nothing to
+// mark), is asked once. Its poll used to wait to be saved with the
+// run's other unchanged polls, and until that save the pass still
+// counted the feed unread and handed it out again: under load, one run
+// asked such a feed seven times.
+func TestFeedOfADeadRunFoundUnchangedIsAskedOnce(t *testing.T) {
+	forEachState(t, func(t *testing.T, state backend) {
+		pub := feedtest.Start(t)
+		feeds := []string{"a", "b", "c", "d"}
+		for _, f := range feeds {
+			pub.Add("/"+f, entry(f+"-1", "2026-11-20T10:00:00Z"))
+		}
+		urls := make([]string, len(feeds))
+		for i, f := range feeds {
+			urls[i] = pub.URL + "/" + f
+		}
+		cfg := testConfig(t, state, oneUser(t, urls...), "")
+		runAt(t, cfg, "2026-11-21T12:00:00Z")
+		markUnfinished(t, cfg.State, pub.URL+"/b", at("2026-11-22T00:05:00Z"))
+		pub.Add("/a", entry("a-2", "2026-11-21T20:00:00Z"))
+		before := len(pub.Requests())
+		runAt(t, cfg, "2026-11-22T00:06:00Z")
+
+		polled := pub.Requests()[before:]
+		var asked []string
+		for _, r := range polled {
+			if strings.Contains(r, " /b ") {
+				asked = append(asked, r)
+			}
+		}
+		if len(asked) != 1 || !strings.HasSuffix(asked[0], " 304") {
+			t.Errorf("the feed a dead run was reading was asked %q, want once, answered 304 (all requests %q)", asked, polled)
+		}
+		if _, marks := recordAndMarks(t, cfg.State, pub.URL+"/b"); len(marks) != 0 {
+			t.Errorf("marks left after a completed run: %+v", marks)
+		}
+	})
+}
+
 // A feed whose reading was cut short twice in a row (the second time
 // read last and alone) is taken for the cause: it waits out a penalty,
 // named in the digest, while the other feeds are read.

@@ -54,10 +54,13 @@ const saveGroupSize = 100
 // (see store.Store.BeginAttempt), so that a crash before its save leaves
 // its feed due again, as if it had never been polled, and not a poll
 // that seems to have killed the run; not a failure, whose back-off and
-// Retry-After a crash must not lose.
+// Retry-After a crash must not lose; and not a feed a dead run left
+// unfinished, read again alone: the pass hands that one out until its
+// save marks it done, so a save put off would have it asked again.
 func groupable(r polled) bool {
 	return !r.marked && r.res.Outcome == fetch.OutcomeUnchanged &&
-		(r.res.Feed == nil || len(r.res.Feed.Entries) == 0)
+		(r.res.Feed == nil || len(r.res.Feed.Entries) == 0) &&
+		(r.claim == nil || len(r.claim.Unfinished) == 0)
 }
 
 // unchangedGroup holds the unchanged polls that wait to be saved
