@@ -44,6 +44,9 @@ var peersDays = [2]string{"new", "unchanged"}
 type peerProgram struct {
 	name string
 	days func(*peersWork, *testing.B) [2]peerRun
+	// start is the program's run that does nothing but start and print
+	// its version: what its executable costs before any work.
+	start func(*testing.B) *exec.Cmd
 }
 
 // peerRun is what a program's run of a day cost, and how many of its
@@ -80,11 +83,18 @@ type peerRun struct {
 func BenchmarkPeers(b *testing.B) {
 	w := newPeersWork(b)
 	programs := []peerProgram{
-		{"feeddigest", (*peersWork).feeddigest},
-		{"newsboat", (*peersWork).newsboat},
-		{"rss2email", (*peersWork).rss2email},
+		{"feeddigest", (*peersWork).feeddigest, func(b *testing.B) *exec.Cmd {
+			return command(peakRSS(b), nil, runBenchBinary(b), "version")
+		}},
+		{"newsboat", (*peersWork).newsboat, func(b *testing.B) *exec.Cmd {
+			return command(peakRSS(b), nil, requireTool(b, "newsboat", "newsboat"), "-v")
+		}},
+		{"rss2email", (*peersWork).rss2email, func(b *testing.B) *exec.Cmd {
+			return command(peakRSS(b), nil, requireTool(b, "r2e", "rss2email"), "--version")
+		}},
 	}
 	runs := map[string][][2]peerRun{}
+	starts := map[string]launched{}
 	for _, p := range programs {
 		b.Run(p.name, func(b *testing.B) {
 			for b.Loop() {
@@ -93,6 +103,7 @@ func BenchmarkPeers(b *testing.B) {
 				b.StartTimer()
 			}
 			b.StopTimer()
+			starts[p.name], _ = runLaunched(b, p.start(b), p.name+"'s start")
 			for d, day := range peersDays {
 				worst := worstLaunched(runs[p.name], d)
 				b.ReportMetric(float64(worst.peakRSS)/(1<<20), day+"-peak-RSS-MB")
@@ -101,7 +112,7 @@ func BenchmarkPeers(b *testing.B) {
 			}
 		})
 	}
-	printPeers(os.Stdout, programs, runs)
+	printPeers(os.Stdout, programs, runs, starts)
 }
 
 // peersWork is the farm serving the feeds, and their URLs.
@@ -307,11 +318,12 @@ func worstLaunched(runs [][2]peerRun, d int) launched {
 }
 
 // printPeers writes every run's figures as a table, each peak RSS also as
-// a ratio to feeddigest's largest on the same day.
-func printPeers(out io.Writer, programs []peerProgram, runs map[string][][2]peerRun) {
+// a ratio to feeddigest's largest on the same day, and each program's
+// start (its version printed) under its runs.
+func printPeers(out io.Writer, programs []peerProgram, runs map[string][][2]peerRun, starts map[string]launched) {
 	fmt.Fprintf(out, "issue Lean: %d feeds of %d entries on %d hosts, one run a day per program:\n",
 		peersHosts*peersFeedsOfHost, peersEntries, peersHosts)
-	fmt.Fprintf(out, "  %-11s %-10s %4s %12s %14s %8s %8s %6s\n", "program", "day", "run", "peak RSS MB", "x feeddigest", "CPU s", "wall s", "304s")
+	fmt.Fprintf(out, "  %-11s %-10s %4s %12s %14s %12s %8s %8s %6s\n", "program", "day", "run", "peak RSS MB", "x feeddigest", "file+anon MB", "CPU s", "wall s", "304s")
 	for _, p := range programs {
 		if len(runs[p.name]) == 0 {
 			fmt.Fprintf(out, "  %-11s (not run)\n", p.name)
@@ -324,9 +336,15 @@ func printPeers(out io.Writer, programs []peerProgram, runs map[string][][2]peer
 				if ours > 0 {
 					ratio = fmt.Sprintf("%.2fx", float64(r[d].peakRSS)/float64(ours))
 				}
-				fmt.Fprintf(out, "  %-11s %-10s %4d %12.1f %14s %8.2f %8.2f %6d\n", p.name, day, i+1,
-					float64(r[d].peakRSS)/(1<<20), ratio, r[d].cpu.Seconds(), r[d].wall.Seconds(), r[d].notModified)
+				parts := fmt.Sprintf("%.1f+%.1f", float64(r[d].fileRSS)/(1<<20), float64(r[d].anonRSS)/(1<<20))
+				fmt.Fprintf(out, "  %-11s %-10s %4d %12.1f %14s %12s %8.2f %8.2f %6d\n", p.name, day, i+1,
+					float64(r[d].peakRSS)/(1<<20), ratio, parts, r[d].cpu.Seconds(), r[d].wall.Seconds(), r[d].notModified)
 			}
+		}
+		if st, ok := starts[p.name]; ok {
+			parts := fmt.Sprintf("%.1f+%.1f", float64(st.fileRSS)/(1<<20), float64(st.anonRSS)/(1<<20))
+			fmt.Fprintf(out, "  %-11s %-10s %4s %12.1f %14s %12s %8.2f %8.2f %6s\n", p.name, "start", "-",
+				float64(st.peakRSS)/(1<<20), "-", parts, st.cpu.Seconds(), st.wall.Seconds(), "-")
 		}
 	}
 }

@@ -311,6 +311,10 @@ type launched struct {
 	wall    time.Duration
 	cpu     time.Duration
 	peakRSS int64
+	// fileRSS and anonRSS are what the peak was made of, as peakrss
+	// sampled it: file-backed pages (the program's code and read-only
+	// data) and anonymous ones (heap, stacks).
+	fileRSS, anonRSS int64
 }
 
 // runLaunched runs cmd, whose program is peakRSS(b), to its end, and
@@ -333,6 +337,12 @@ func runLaunched(b *testing.B, cmd *exec.Cmd, what string) (launched, []byte) {
 		}
 		if v, ok := strings.CutPrefix(line, "peak-rss-bytes "); ok {
 			cost.peakRSS, _ = strconv.ParseInt(v, 10, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "peak-rss-file-bytes "); ok {
+			cost.fileRSS, _ = strconv.ParseInt(v, 10, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "peak-rss-anon-bytes "); ok {
+			cost.anonRSS, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
 	if cost.cpu == 0 || cost.peakRSS == 0 {
