@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/microcosm-cc/bluemonday"
@@ -18,9 +19,11 @@ import (
 // privacy (no Referer) and no window.opener for the linked page.
 const relSafe = "noopener noreferrer"
 
-// contentPolicy is built once: a bluemonday policy is safe for concurrent
-// use once configured, and building it is not free.
-var contentPolicy = newContentPolicy()
+// contentPolicy is built once, when a run first sanitises: a bluemonday
+// policy is safe for concurrent use once configured, and building it is
+// not free (about 200 KB and a millisecond, which a run with nothing to
+// sanitise, most hourly ones, need not pay).
+var contentPolicy = sync.OnceValue(newContentPolicy)
 
 // newContentPolicy starts from UGCPolicy (no script, style, iframe, form,
 // object, embed, svg or event handlers; only http, https and mailto URLs)
@@ -64,7 +67,7 @@ func sanitized(raw, base string, top int) (string, *html.Node) {
 	if strings.TrimSpace(raw) == "" {
 		return "", nil
 	}
-	clean := contentPolicy.Sanitize(dropPixels(linkFrames(raw, base)))
+	clean := contentPolicy().Sanitize(dropPixels(linkFrames(raw, base)))
 	doc, err := html.Parse(strings.NewReader(clean))
 	if err != nil {
 		return "", nil

@@ -19,7 +19,7 @@ func goquerySanitize(raw, base string, top int) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
 	}
-	clean := contentPolicy.Sanitize(dropPixels(linkFrames(raw, base)))
+	clean := contentPolicy().Sanitize(dropPixels(linkFrames(raw, base)))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(clean))
 	if err != nil {
 		return ""

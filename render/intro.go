@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 
@@ -12,7 +13,7 @@ import (
 
 // markdown renders intros. goldmark without html.WithUnsafe drops raw HTML
 // and dangerous link schemes, so an intro cannot inject script.
-var markdown = goldmark.New()
+var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New() })
 
 // IntroHTML renders the site-wide and the user's Markdown intro, in that
 // order, to HTML, sanitised like feed content. Both may be empty.
@@ -23,7 +24,7 @@ func IntroHTML(siteIntro, userIntro string) (string, error) {
 			continue
 		}
 		var buf bytes.Buffer
-		if err := markdown.Convert([]byte(src), &buf); err != nil {
+		if err := markdown().Convert([]byte(src), &buf); err != nil {
 			return "", fmt.Errorf("intro Markdown: %w", err)
 		}
 		out.WriteString(ingest.SanitizeHTML(buf.String(), ""))
