@@ -62,7 +62,18 @@ type peerRun struct {
 // day's), by newsboat (`newsboat -x reload`) and by rss2email (`r2e run
 // --no-send`, which builds each new entry's email and sends none), each
 // with its default settings and a state of its own in a temporary
-// folder. Each program runs twice, the new day and the unchanged day,
+// folder, and by the library floor (libfloor, e2e/testdata/libfloor).
+// The floor is the plainest program that does a feeddigest run's work
+// with the libraries feeddigest uses (net/http, gofeed, bluemonday,
+// modernc.org/sqlite, html/template, go-mail) and nothing of
+// feeddigest's own code, written to hold as little as it can: eight
+// feeds polled at a time with conditional GETs, parsed from the body,
+// stored a transaction a feed in WAL mode, the new entries written as a
+// page and an email read back row by row. It is there to tell what of
+// feeddigest's memory is ours: no design built on these libraries
+// needs less than the floor, so the floor against newsboat says whether
+// beating newsboat is in reach at all, and feeddigest against the floor
+// says how much a design of ours could win back. Each program runs twice, the new day and the unchanged day,
 // each run a child of e2e/testdata/peakrss, which reports its CPU time
 // and peak RSS; the benchmark checks that each run asked for every feed
 // and kept every entry. A peer that is not installed is skipped with a
@@ -75,7 +86,10 @@ type peerRun struct {
 // (newsboat and rss2email fetch one feed at a time), and the unchanged
 // day is not the same work for all (newsboat 2.21 keeps a feed's ETag
 // only from its second fetch on, so its second run downloads every body
-// again). It takes about two minutes a run:
+// again; feeddigest builds its user's next digest, the floor writes
+// nothing when nothing is new). The floor's runs log the Go heap's
+// sampled peak and the runtime's memory at exit (LIBFLOOR_MEMSTATS).
+// It takes about two minutes a run:
 //
 //	go test -run '^$' -bench Peers -benchtime 1x ./e2e/
 //
@@ -91,6 +105,9 @@ func BenchmarkPeers(b *testing.B) {
 		}},
 		{"rss2email", (*peersWork).rss2email, func(b *testing.B) *exec.Cmd {
 			return command(peakRSS(b), nil, requireTool(b, "r2e", "rss2email"), "--version")
+		}},
+		{"libfloor", (*peersWork).libfloor, func(b *testing.B) *exec.Cmd {
+			return command(peakRSS(b), nil, libfloorBinary(b), "-version")
 		}},
 	}
 	runs := map[string][][2]peerRun{}
@@ -145,10 +162,17 @@ func newPeersWork(b *testing.B) *peersWork {
 // and checks that it asked for every feed and nothing else.
 func (w *peersWork) measure(b *testing.B, program string, d int, cmd *exec.Cmd) (peerRun, []byte) {
 	b.Helper()
+	run, stdout, _ := w.measureOutput(b, program, d, cmd)
+	return run, stdout
+}
+
+// measureOutput is measure that also returns the run's standard error.
+func (w *peersWork) measureOutput(b *testing.B, program string, d int, cmd *exec.Cmd) (run peerRun, stdout, stderr []byte) {
+	b.Helper()
 	w.passes++
 	pass := fmt.Sprintf("%s %s day, run %d", program, peersDays[d], w.passes)
 	w.farm.StartPass(pass)
-	cost, stdout := runLaunched(b, cmd, pass)
+	cost, stdout, stderr := runLaunchedOutput(b, cmd, pass)
 	asked := w.farm.Requests()[pass]
 	for _, f := range w.feeds {
 		if asked[f] == 0 {
@@ -158,7 +182,7 @@ func (w *peersWork) measure(b *testing.B, program string, d int, cmd *exec.Cmd) 
 	if len(asked) != len(w.feeds) {
 		b.Fatalf("%s: asked for %d URLs, want the %d feeds", pass, len(asked), len(w.feeds))
 	}
-	return peerRun{launched: cost, notModified: w.farm.NotModified()[pass]}, stdout
+	return peerRun{launched: cost, notModified: w.farm.NotModified()[pass]}, stdout, stderr
 }
 
 // feeddigest runs `feeddigest run` for one user following every feed,
@@ -302,6 +326,66 @@ func countRSS2EmailSeen(b *testing.B, path string) int {
 	var n int
 	for _, f := range state.Feeds {
 		n += len(f.Seen)
+	}
+	return n
+}
+
+// libfloorBinary is the library floor (see BenchmarkPeers).
+func libfloorBinary(b *testing.B) string { return program(b, "./e2e/testdata/libfloor") }
+
+// libfloor runs the library floor on the feeds with a state and output
+// folder of its own, and logs the Go heap figures it prints.
+func (w *peersWork) libfloor(b *testing.B) [2]peerRun {
+	dir := b.TempDir()
+	urls := writeFile(b, dir, "urls", strings.Join(w.feeds, "\n")+"\n")
+	state, output := filepath.Join(dir, "state.db"), filepath.Join(dir, "output")
+	var days [2]peerRun
+	for d := range days {
+		cmd := command(peakRSS(b), []string{"LIBFLOOR_MEMSTATS=1"}, libfloorBinary(b), state, output, urls)
+		run, stdout, stderr := w.measureOutput(b, "libfloor", d, cmd)
+		feeds := len(w.feeds)
+		want := fmt.Sprintf("feeds %d not-modified %d new-entries %d\n", feeds, feeds, 0)
+		if d == 0 {
+			want = fmt.Sprintf("feeds %d not-modified %d new-entries %d\n", feeds, 0, feeds*peersEntries)
+		}
+		if string(stdout) != want {
+			b.Fatalf("libfloor, %s day: %q, want %q", peersDays[d], stdout, want)
+		}
+		if d == 1 && run.notModified != feeds {
+			b.Fatalf("libfloor, unchanged day: %d answers 304, want %d", run.notModified, feeds)
+		}
+		var stats []string
+		for line := range strings.Lines(string(stderr)) {
+			if s, ok := strings.CutPrefix(line, "memstats "); ok {
+				stats = append(stats, strings.TrimSpace(s))
+			}
+		}
+		b.Logf("libfloor, %s day: %s", peersDays[d], strings.Join(stats, "; "))
+		if n := countLibfloorEntries(b, state); n != feeds*peersEntries {
+			b.Fatalf("libfloor, %s day: %d entries stored, want %d", peersDays[d], n, feeds*peersEntries)
+		}
+		if d == 0 {
+			for _, name := range []string{"digest.html", "digest.eml"} {
+				if info, err := os.Stat(filepath.Join(output, name)); err != nil || info.Size() == 0 {
+					b.Fatalf("libfloor, new day: no %s written (%v)", name, err)
+				}
+			}
+		}
+		days[d] = run
+	}
+	return days
+}
+
+func countLibfloorEntries(b *testing.B, state string) int {
+	b.Helper()
+	db, err := sql.Open("sqlite", "file:"+state+"?mode=ro")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM entries").Scan(&n); err != nil {
+		b.Fatalf("libfloor's state: %v", err)
 	}
 	return n
 }

@@ -322,15 +322,24 @@ type launched struct {
 // exits 0 with peakrss's figures, what naming the command in the message.
 func runLaunched(b *testing.B, cmd *exec.Cmd, what string) (launched, []byte) {
 	b.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cost, stdout, _ := runLaunchedOutput(b, cmd, what)
+	return cost, stdout
+}
+
+// runLaunchedOutput is runLaunched that also returns the command's
+// standard error (peakrss's figures at its end).
+func runLaunchedOutput(b *testing.B, cmd *exec.Cmd, what string) (cost launched, stdout, stderr []byte) {
+	b.Helper()
+	var outBuf, errBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
 	start := time.Now()
 	err := cmd.Run()
-	cost := launched{wall: time.Since(start)}
+	cost = launched{wall: time.Since(start)}
+	stdout, stderr = outBuf.Bytes(), errBuf.Bytes()
 	if err != nil {
-		b.Fatalf("%s: %v\n%s\n%s", what, err, stdout.Bytes(), stderr.Bytes())
+		b.Fatalf("%s: %v\n%s\n%s", what, err, stdout, stderr)
 	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(string(stderr), "\n") {
 		if v, ok := strings.CutPrefix(line, "cpu-ns "); ok {
 			ns, _ := strconv.ParseInt(v, 10, 64)
 			cost.cpu = time.Duration(ns)
@@ -346,9 +355,9 @@ func runLaunched(b *testing.B, cmd *exec.Cmd, what string) (launched, []byte) {
 		}
 	}
 	if cost.cpu == 0 || cost.peakRSS == 0 {
-		b.Fatalf("%s: no CPU time or peak RSS reported:\n%s", what, stderr.Bytes())
+		b.Fatalf("%s: no CPU time or peak RSS reported:\n%s", what, stderr)
 	}
-	return cost, stdout.Bytes()
+	return cost, stdout, stderr
 }
 
 // runBenchGoals holds the runs of a variant to issue 26's targets 1 to 3:
