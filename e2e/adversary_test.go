@@ -1137,7 +1137,7 @@ func (r *simRunner) checkRequests() []simViolation {
 			ignoring    bool                // has shown it ignores conditional GETs
 			after429    bool                // a HEAD was answered 429: the next request is a GET
 			moved       bool                // a 301 was answered to a run that ended
-			movedDone   bool                // and its target answered
+			movedDone   bool                // and its target showed it serves the feed
 			gone        bool                // a GET was answered 410 in a run that ended
 			staleSaid   bool                // a poll ended on a HEAD whose cache hid a change
 			staleShown  bool                // and a GET since showed the change
@@ -1170,7 +1170,11 @@ func (r *simRunner) checkRequests() []simViolation {
 				if q.status/100 != 3 && q.status != 0 {
 					poll = append(poll, q)
 				}
-				if moved && !killed && q.path != f.path() && (q.status == 200 || q.status == 304) {
+				// The target has shown it serves the feed, by the
+				// program's rule, once a GET of it was answered (a body
+				// or a 304) or a HEAD 304; a HEAD's 200 is a hint, and
+				// the GET that follows it in the poll may take the old URL.
+				if moved && !killed && q.path != f.path() && (q.status == 304 || q.status == 200 && q.method == http.MethodGet) {
 					movedDone = true
 				}
 			}
