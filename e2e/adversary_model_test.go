@@ -76,9 +76,12 @@ func (r *simRunner) clean(fi int, p simPost, t time.Time) bool {
 		return false
 	}
 	if e, ok := r.events[fi]; ok {
-		// A cache answered a HEAD with old validators: until a week after
-		// (when the weekly GET has shown it), it may be believed.
-		if !e.staleHead.IsZero() && p.at.Before(e.staleHead.Add(8*24*time.Hour)) {
+		// A cache answered a HEAD with old validators: until a run that
+		// ended saw a GET contradict such a HEAD, it may be believed.
+		// The weekly GET shows it, unless that run is killed and the
+		// cache, refreshed by the dead run's GET, answers the next run's
+		// HEAD truly: then nothing shows the lie for another week.
+		if !e.staleHead.IsZero() && (e.staleShown.IsZero() || p.at.Before(e.staleShown)) {
 			return false
 		}
 		// A 429 to a HEAD is honoured like any 429.
@@ -93,12 +96,17 @@ func (r *simRunner) clean(fi int, p simPost, t time.Time) bool {
 
 // simFeedEvents are moments in a feed's log that the model needs.
 type simFeedEvents struct {
-	staleHead time.Time   // the first HEAD a cache answered with old validators
-	head429   []time.Time // HEADs answered 429
+	staleHead time.Time // the first HEAD a cache answered with old validators
+	// staleShown is when a run that ended first had such a HEAD and then
+	// a GET of the feed: the GET showed the HEAD's lie.
+	staleShown time.Time
+	head429    []time.Time // HEADs answered 429
 }
 
 func (r *simRunner) feedEvents() map[int]*simFeedEvents {
 	out := map[int]*simFeedEvents{}
+	type feedRun struct{ feed, run int }
+	staleInRun := map[feedRun]bool{}
 	for _, q := range r.w.log {
 		e := out[q.feed]
 		if e == nil {
@@ -107,6 +115,12 @@ func (r *simRunner) feedEvents() map[int]*simFeedEvents {
 		}
 		if q.method == "HEAD" && q.staleHead && e.staleHead.IsZero() {
 			e.staleHead = q.at
+		}
+		if q.method == "HEAD" && q.staleHead {
+			staleInRun[feedRun{q.feed, q.run}] = true
+		}
+		if q.method == "GET" && q.status == 200 && staleInRun[feedRun{q.feed, q.run}] && !r.w.runs[q.run].killed && e.staleShown.IsZero() {
+			e.staleShown = q.at
 		}
 		if q.method == "HEAD" && q.status == 429 {
 			e.head429 = append(e.head429, q.at)
