@@ -258,23 +258,25 @@ func (w *peersWork) newsboat(b *testing.B) [2]peerRun {
 	for d := range days {
 		cmd := command(peakRSS(b), env, newsboat, "-u", urls, "-c", cache, "-C", config, "-x", "reload")
 		days[d], _ = w.measure(b, "newsboat", d, cmd)
-		if n := countNewsboatItems(b, cache); n != len(w.feeds)*peersEntries {
+		if n := countRows(b, cache, "rss_item", "newsboat's cache"); n != len(w.feeds)*peersEntries {
 			b.Fatalf("newsboat, %s day: %d articles in its cache, want %d", peersDays[d], n, len(w.feeds)*peersEntries)
 		}
 	}
 	return days
 }
 
-func countNewsboatItems(b *testing.B, cache string) int {
+// countRows counts the rows of table in the SQLite file at path, a
+// program's store (what names it in a failure), read only.
+func countRows(b *testing.B, path, table, what string) int {
 	b.Helper()
-	db, err := sql.Open("sqlite", "file:"+cache+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM rss_item").Scan(&n); err != nil {
-		b.Fatalf("newsboat's cache: %v", err)
+	if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+		b.Fatalf("%s: %v", what, err)
 	}
 	return n
 }
@@ -361,7 +363,7 @@ func (w *peersWork) libfloor(b *testing.B) [2]peerRun {
 			}
 		}
 		b.Logf("libfloor, %s day: %s", peersDays[d], strings.Join(stats, "; "))
-		if n := countLibfloorEntries(b, state); n != feeds*peersEntries {
+		if n := countRows(b, state, "entries", "libfloor's state"); n != feeds*peersEntries {
 			b.Fatalf("libfloor, %s day: %d entries stored, want %d", peersDays[d], n, feeds*peersEntries)
 		}
 		if d == 0 {
@@ -374,20 +376,6 @@ func (w *peersWork) libfloor(b *testing.B) [2]peerRun {
 		days[d] = run
 	}
 	return days
-}
-
-func countLibfloorEntries(b *testing.B, state string) int {
-	b.Helper()
-	db, err := sql.Open("sqlite", "file:"+state+"?mode=ro")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM entries").Scan(&n); err != nil {
-		b.Fatalf("libfloor's state: %v", err)
-	}
-	return n
 }
 
 // worstLaunched is the largest of each figure of day d over the runs.
