@@ -387,6 +387,14 @@ func (r *simRunner) checkHeadHint(f *simFeed, poll []simReq, killed bool, at str
 // the next comes within half the gap that overflowed (at least an hour);
 // after a poll that failed for a passing reason (retry), the next comes
 // once the penalty or Retry-After allows (plus its salt), whoever is due.
+//
+// A retry's penalty doubles with each error counted since the feed last
+// read well, and a run killed while reading the feed may have counted
+// one (its poll failed and was stored, or two such runs in a row blamed
+// the feed): so a failure is judged only when the feed's last GET was
+// answered well in a run that ended and no killed run has read it since.
+// A feed once read by two killed runs is judged like any other outside
+// those stretches, not left out for the whole horizon.
 func (r *simRunner) checkExtraPolls() []simViolation {
 	var out []simViolation
 	var ends []time.Time // runs to the end
@@ -409,26 +417,26 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 		byFeed[q.feed] = append(byFeed[q.feed], q)
 	}
 	for fi, f := range r.s.feeds {
-		if r.suspect[fi] || f.kind.maxAge > 0 || r.htmlPage[fi] {
+		if r.htmlPage[fi] {
 			continue
 		}
 		log := byFeed[fi]
 		seen := map[string]bool{}
 		var lastOK time.Time
-		okBefore := false // the last request of a run that ended succeeded
+		clean := false // no error counted since the last GET answered well
 		for i, q := range log {
 			ended := !r.w.runs[q.run].killed
 			var due time.Time
 			var why string
 			switch {
 			case !ended:
-			case q.method == "GET" && q.status == 200 && f.kind.window > 0 && len(q.links) >= f.kind.window && !lastOK.IsZero() &&
+			case q.method == "GET" && q.status == 200 && f.kind.maxAge == 0 && f.kind.window > 0 && len(q.links) >= f.kind.window && !lastOK.IsZero() &&
 				!slices.ContainsFunc(q.links, func(l string) bool { return seen[l] }):
 				// A full window of entries none of which was seen: it rolled
 				// past some.
 				gap := max(q.at.Sub(lastOK)/2, time.Hour)
 				due, why = q.at.Add(gap), fmt.Sprintf("overflow: no entry of the body seen before, %s after the last poll", q.at.Sub(lastOK))
-			case q.method == "GET" && okBefore && q.status != 200 && q.status != 304 && q.status != 410 && (q.status == 0 || q.status == 404 || q.status == 429 || q.status >= 500):
+			case q.method == "GET" && clean && q.status != 200 && q.status != 304 && q.status != 410 && (q.status == 0 || q.status == 404 || q.status == 429 || q.status >= 500):
 				d := map[int]time.Duration{0: time.Hour, 404: 24 * time.Hour}[q.status]
 				if d == 0 {
 					d = 4 * time.Hour
@@ -441,10 +449,13 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 			for _, l := range q.links {
 				seen[l] = true
 			}
-			if ended && (q.status == 200 || q.status == 304) && q.method == "GET" {
-				lastOK, okBefore = q.at, true
-			} else if ended && q.method == "GET" {
-				okBefore = false
+			switch {
+			case !ended:
+				clean = false
+			case (q.status == 200 || q.status == 304) && q.method == "GET":
+				lastOK, clean = q.at, true
+			case q.method == "GET":
+				clean = false
 			}
 			if due.IsZero() {
 				continue

@@ -26,7 +26,13 @@ import (
 // simSchedule is the times of the scheduled runs: the first two days and
 // one day in eight hourly, the others one run at the start's hour (cron's
 // daily run, which every user is due at), and the last day hourly, so
-// that retries and the last digests' sends end inside the horizon.
+// that retries and the last digests' sends end inside the horizon. A
+// daily run that a feed's spell of errors covers is followed by eight
+// hourly runs: every feed is polled at the daily run, so its poll fails
+// there, and the retry it is owed (an hour to five later) falls among
+// runs that can make it. Without them a spell met at a daily run is
+// retried at the next day's run whether or not the program retries, and
+// the model could not tell.
 func simSchedule(s *simSetup, days int) []time.Time {
 	var out []time.Time
 	for d := range days {
@@ -38,8 +44,22 @@ func simSchedule(s *simSetup, days int) []time.Time {
 			continue
 		}
 		out = append(out, day)
+		if s.spellCovers(day) {
+			for h := 1; h <= 8; h++ {
+				out = append(out, day.Add(time.Duration(h)*time.Hour))
+			}
+		}
 	}
 	return out
+}
+
+// spellCovers says whether some feed is in a spell of errors owed a
+// retry (5xx, 429, a dropped or hung connection) at t.
+func (s *simSetup) spellCovers(t time.Time) bool {
+	return slices.ContainsFunc(s.feeds, func(f *simFeed) bool {
+		sp := f.spell(t)
+		return sp != nil && slices.Contains([]int{500, 503, 429, simDrop, simHang}, sp.status)
+	})
 }
 
 // A simTrigger says when a run is killed, from what the servers and the
