@@ -436,10 +436,13 @@ func (r *simRunner) checkExtraPolls() []simViolation {
 				// past some.
 				gap := max(q.at.Sub(lastOK)/2, time.Hour)
 				due, why = q.at.Add(gap), fmt.Sprintf("overflow: no entry of the body seen before, %s after the last poll", q.at.Sub(lastOK))
-			case q.method == "GET" && clean && q.status != 200 && q.status != 304 && q.status != 410 && (q.status == 0 || q.status == 404 || q.status == 429 || q.status >= 500):
-				d := map[int]time.Duration{0: time.Hour, 404: 24 * time.Hour}[q.status]
-				if d == 0 {
-					d = 4 * time.Hour
+			case q.method == "GET" && clean && (q.status == 0 || q.status == 429 || q.status >= 500):
+				// A passing failure only: a 404 is a day's penalty, not a
+				// retry, and the feed is read again at its next subscriber's
+				// digest hour after it.
+				d := 4 * time.Hour
+				if q.status == 0 {
+					d = time.Hour
 				}
 				if sp := f.spell(q.at); sp != nil && sp.retryAfter {
 					d = max(d, 2*time.Hour)
